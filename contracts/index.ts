@@ -1,0 +1,19 @@
+import { initContract } from '@ts-rest/core';
+import { systemContract } from './system.js';
+import { ussdContract } from './ussd.js';
+
+const c = initContract();
+
+/**
+ * The whole HTTP API: one router per part of the spec. The OpenAPI document, the server and the SDK are
+ * all derived from this object.
+ */
+export const contract = c.router(
+  {
+    system: systemContract,
+    ussd: ussdContract,
+  },
+  { strictStatusCodes: true },
+);
+
+export type Contract = typeof contract;

@@ -1,0 +1,47 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+
+const c = initContract();
+
+/** ISO 8601 UTC date-time, e.g. `2026-11-21T22:13:39.123Z`. */
+const IsoTimestamp = z.string().datetime();
+
+/** Health record (spec A5). `status` is `ok` and `database` is `connected` when the database answers a query. */
+export const HealthRecord = z.object({
+  status: z.enum(['ok', 'error']),
+  environment: z.string(),
+  timestamp: IsoTimestamp,
+  /** Process uptime in seconds. */
+  uptime: z.number().nonnegative(),
+  database: z.enum(['connected', 'disconnected']),
+});
+export type HealthRecord = z.infer<typeof HealthRecord>;
+
+/** Basic probe record (spec A6). */
+export const ProbeRecord = z.object({
+  status: z.literal('ok'),
+  message: z.string(),
+  environment: z.string(),
+  timestamp: IsoTimestamp,
+});
+export type ProbeRecord = z.infer<typeof ProbeRecord>;
+
+/** Shared operator endpoints: health and the basic probe, served by every deployment. */
+export const systemContract = c.router(
+  {
+    health: {
+      method: 'GET',
+      path: '/health',
+      summary: 'Health record with a real database check (spec A5)',
+      responses: { 200: HealthRecord, 503: HealthRecord },
+    },
+    probe: {
+      method: 'GET',
+      path: '/',
+      summary: 'Basic probe for platform health checks (spec A6)',
+      responses: { 200: ProbeRecord },
+    },
+  },
+  // Only the declared statuses type-check in handlers and clients (a drifted status is a compile error).
+  { strictStatusCodes: true },
+);

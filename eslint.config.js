@@ -1,0 +1,52 @@
+// ESLint flat config: type-aware typescript-eslint rules plus the import boundary of the architecture:
+// server/ and sdk/ may import contracts/ and generated/, never each other.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const boundary = (from, forbidden) => ({
+  files: [`${from}/**/*.ts`, `${from}/**/*.tsx`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            group: forbidden.flatMap((dir) => [`**/${dir}`, `**/${dir}/**`]),
+            message: `${from}/ must not import ${forbidden.join(' or ')}/ (see ../shared/design/ARCHITECTURE.md, layering rules).`,
+          },
+        ],
+      },
+    ],
+  },
+});
+
+export default tseslint.config(
+  { ignores: ['generated/', 'node_modules/', 'data/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'separate-type-imports' }],
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-namespace': 'off',
+    },
+  },
+  { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
+  boundary('server', ['sdk']),
+  boundary('sdk', ['server']),
+  boundary('contracts', ['server', 'sdk', 'generated']),
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+);

@@ -1,0 +1,71 @@
+import express, { type ErrorRequestHandler, type Express } from 'express';
+import type { ApiError } from '../contracts/errors.js';
+import type { Part, PartContext } from './part.js';
+import { requestContext } from './request-context.js';
+import { createSystemRouter } from './system-router.js';
+
+export interface AppOptions {
+  ctx: PartContext;
+  parts: Part[];
+}
+
+/**
+ * Composes the HTTP app: request ids and logging, each part's router at the root, the shared `/health`,
+ * `/` and `/metrics`, then a JSON 404 and the last-resort error handler. There is no global body parser:
+ * each part parses what its own routes accept.
+ */
+export function createApp({ ctx, parts }: AppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  // One proxy hop: the client address is the one the nearest proxy saw, so X-Forwarded-For cannot be
+  // spoofed by prepending entries. Without the flag the header is ignored.
+  app.set('trust proxy', ctx.config.TRUST_PROXY_ENABLED ? 1 : false);
+  app.use(requestContext(ctx.logger));
+
+  for (const part of parts) app.use(part.router);
+  app.use(createSystemRouter(ctx));
+
+  app.get('/metrics', (_req, res, next) => {
+    ctx.metrics
+      .metrics()
+      .then((text) => res.type(ctx.metrics.contentType).send(text))
+      .catch(next);
+  });
+
+  app.use((_req, res) => {
+    const body: ApiError = { code: 'not_found', message: 'No such route.', requestId: res.locals.requestId };
+    res.status(404).json(body);
+  });
+
+  const onError: ErrorRequestHandler = (err: unknown, _req, res, _next) => {
+    if (res.headersSent) return;
+    const status = clientErrorStatus(err);
+    if (status !== undefined) {
+      const body: ApiError = {
+        code: 'bad_request',
+        message: 'Malformed request.',
+        requestId: res.locals.requestId,
+      };
+      res.status(status).json(body);
+      return;
+    }
+    res.locals.logger.error({ err }, 'unhandled error');
+    const body: ApiError = {
+      code: 'internal',
+      message: 'Internal error; see the server log under this request id.',
+      requestId: res.locals.requestId,
+    };
+    res.status(500).json(body);
+  };
+  app.use(onError);
+  return app;
+}
+
+/** The 4xx status of errors that body parsers and the like raise for bad input (e.g. malformed JSON). */
+function clientErrorStatus(err: unknown): number | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const status =
+    (err as { status?: unknown; statusCode?: unknown }).status ??
+    (err as { statusCode?: unknown }).statusCode;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
+}

@@ -1,0 +1,97 @@
+import { mkdir } from 'node:fs/promises';
+import { Kysely, PostgresDialect, PGliteDialect, sql } from 'kysely';
+import { Migrator, type MigrationResultSet } from 'kysely/migration';
+import pg from 'pg';
+import type { Database } from './schema.js';
+import { migrations } from './migrations/index.js';
+
+export type { Database } from './schema.js';
+
+/** Where the database lives: PostgreSQL through `pg`, or embedded PGlite (on disk, or in memory). */
+export type DbTarget =
+  | { kind: 'postgres'; url: string; schema?: string; poolSize?: number }
+  | { kind: 'pglite'; dataDir?: string };
+
+/** The database handle every part receives. */
+export interface Db {
+  readonly kysely: Kysely<Database>;
+  readonly kind: DbTarget['kind'];
+  /** The PostgreSQL schema this handle works in, when not the default search path. */
+  readonly schema: string | undefined;
+  /** One round trip (`select 1`); rejects when the database is unreachable. */
+  ping(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+// node-postgres returns int8 as string and PGlite as number; make both return numbers for counts that fit.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => {
+  const n = Number(v);
+  return Number.isSafeInteger(n) ? n : v;
+});
+
+/** Opens the database. Does not run migrations; call {@link migrateToLatest}. */
+export async function openDb(target: DbTarget): Promise<Db> {
+  if (target.kind === 'postgres') {
+    const pool = new pg.Pool({
+      connectionString: target.url,
+      max: target.poolSize ?? 10,
+      connectionTimeoutMillis: 5000,
+      // A search_path per connection gives each test file its own schema on the real server.
+      ...(target.schema ? { options: `-c search_path=${target.schema}` } : {}),
+    });
+    // An idle client losing its connection (database restart) must not crash the process.
+    pool.on('error', () => undefined);
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return makeDb(kysely, 'postgres', target.schema);
+  }
+  const { PGlite } = await import('@electric-sql/pglite');
+  if (target.dataDir) await mkdir(target.dataDir, { recursive: true });
+  const pglite = target.dataDir ? new PGlite(target.dataDir) : new PGlite();
+  await pglite.waitReady;
+  const kysely = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+  return makeDb(kysely, 'pglite', undefined);
+}
+
+function makeDb(kysely: Kysely<Database>, kind: DbTarget['kind'], schema: string | undefined): Db {
+  let closed = false;
+  return {
+    kysely,
+    kind,
+    schema,
+    async ping(timeoutMs = 2000) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`database ping timed out after ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+      });
+      try {
+        await Promise.race([sql`select 1`.execute(kysely), timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await kysely.destroy();
+    },
+  };
+}
+
+/** Runs every pending migration; throws with the failing migration's name and cause. */
+export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
+  const migrator = new Migrator({
+    db: db.kysely,
+    // The migration tables live in the handle's schema, so isolated test schemas never see each other's.
+    ...(db.schema ? { migrationTableSchema: db.schema } : {}),
+    provider: { getMigrations: () => Promise.resolve(migrations) },
+  });
+  const result = await migrator.migrateToLatest();
+  if (result.error) {
+    const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`migration ${failed} failed`, { cause: result.error });
+  }
+  return result;
+}

@@ -1,0 +1,12 @@
+import type { Migration } from 'kysely/migration';
+import * as m0001 from './0001-app-meta.js';
+import * as m0002 from './0002-ussd-accounts.js';
+
+/**
+ * Every migration, in order. Static imports (not a folder scan) so the list is checked by the compiler and
+ * works the same under tsx, vitest and a bundle. Names sort in execution order; never rename one that shipped.
+ */
+export const migrations: Record<string, Migration> = {
+  '0001-app-meta': m0001,
+  '0002-ussd-accounts': m0002,
+};

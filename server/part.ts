@@ -1,0 +1,28 @@
+import type { Router } from 'express';
+import type { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
+import type { Config } from './config.js';
+import type { Db } from './db/index.js';
+import type { Logger } from './logger.js';
+
+/** What every part of the service receives: configuration and the connections main.ts opened. */
+export interface PartContext {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  /** Set when REDIS_URL is configured; parts fall back to in-process stores otherwise. */
+  redis: Redis | undefined;
+  /** Prometheus registry of this app instance (not the global one, so tests can run several apps). */
+  metrics: Registry;
+}
+
+/** One part of the spec (USSD gateway, chain gateway, …) mounted into the app. */
+export interface Part {
+  name: string;
+  /** Mounted at the app root; each part owns its own paths. */
+  router: Router;
+  /** Releases what the part opened itself (timers, channels, servers). Shared connections are closed by main. */
+  close(): Promise<void>;
+}
+
+export type PartFactory = (ctx: PartContext) => Promise<Part>;

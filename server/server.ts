@@ -1,0 +1,109 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { Redis } from 'ioredis';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { createApp } from './app.js';
+import type { Config, PartName } from './config.js';
+import { migrateToLatest, openDb, type Db, type DbTarget } from './db/index.js';
+import { createLogger, type Logger } from './logger.js';
+import type { Part, PartContext, PartFactory } from './part.js';
+import { createChainPart } from './chain/part.js';
+import { createUssdPart } from './ussd/part.js';
+
+const PART_FACTORIES: Record<PartName, PartFactory> = {
+  ussd: createUssdPart,
+  chain: createChainPart,
+};
+
+/** Connections a caller (a test) may hand in instead of having them opened from the configuration. */
+export interface ServerOverrides {
+  db?: Db;
+  redis?: Redis;
+  logger?: Logger;
+  /** Listen on this port instead of config.PORT (tests use 0). */
+  port?: number;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  http: Server;
+  ctx: PartContext;
+  parts: Part[];
+  close(): Promise<void>;
+}
+
+/** The database the configuration points at: PostgreSQL when DATABASE_URL is set, else on-disk PGlite. */
+export function dbTargetFromConfig(config: Config): DbTarget {
+  return config.DATABASE_URL
+    ? { kind: 'postgres', url: config.DATABASE_URL }
+    : { kind: 'pglite', dataDir: config.PGLITE_DATA_DIR };
+}
+
+/** Opens Redis with fail-fast settings: a command fails within seconds when Redis is down, never hangs. */
+export function openRedis(url: string): Redis {
+  return new Redis(url, {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    connectTimeout: 2000,
+    lazyConnect: false,
+  });
+}
+
+/**
+ * Opens connections, runs migrations, builds every enabled part and listens. What this function opened,
+ * `close()` closes (in reverse order); what the caller handed in via overrides stays open.
+ */
+export async function startServer(config: Config, overrides: ServerOverrides = {}): Promise<RunningServer> {
+  const logger = overrides.logger ?? createLogger(config.LOG_LEVEL);
+  const cleanups: (() => Promise<void>)[] = [];
+  const closeAll = async (): Promise<void> => {
+    for (const fn of cleanups.splice(0).reverse()) {
+      await fn().catch((err: unknown) => logger.error({ err }, 'error during shutdown'));
+    }
+  };
+  try {
+    const db = overrides.db ?? (await openDb(dbTargetFromConfig(config)));
+    if (!overrides.db) cleanups.push(() => db.close());
+    await migrateToLatest(db);
+
+    let redis = overrides.redis;
+    if (!redis && config.REDIS_URL) {
+      const opened = await openRedis(config.REDIS_URL);
+      cleanups.push(async () => void (await opened.quit().catch(() => opened.disconnect())));
+      redis = opened;
+    }
+
+    const metrics = new Registry();
+    collectDefaultMetrics({ register: metrics });
+    const ctx: PartContext = { config, db, logger, redis, metrics };
+
+    const parts: Part[] = [];
+    for (const name of config.ENABLED_PARTS) {
+      const part = await PART_FACTORIES[name](ctx);
+      cleanups.push(() => part.close());
+      parts.push(part);
+    }
+
+    const app = createApp({ ctx, parts });
+    const http = app.listen(overrides.port ?? config.PORT, '0.0.0.0');
+    await once(http, 'listening');
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          http.close(() => resolve());
+          http.closeAllConnections();
+        }),
+    );
+    const { port } = http.address() as AddressInfo;
+    logger.info(
+      { port, parts: config.ENABLED_PARTS, database: db.kind, redis: Boolean(redis) },
+      'server listening',
+    );
+    return { url: `http://127.0.0.1:${port}`, port, http, ctx, parts, close: closeAll };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}

@@ -1,0 +1,61 @@
+import { readFile } from 'node:fs/promises';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { describe, expect, it } from 'vitest';
+
+const doc = JSON.parse(await readFile('generated/openapi.json', 'utf8')) as {
+  openapi: string;
+  info: { version: string; 'x-generated': { command: string } };
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        operationId?: string;
+        tags?: string[];
+        requestBody?: { content: Record<string, unknown> };
+        responses: Record<string, { content?: Record<string, unknown> }>;
+      }
+    >
+  >;
+};
+const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { version: string };
+
+describe('generated/openapi.json', () => {
+  it('is a valid OpenAPI 3 document according to an independent validator', async () => {
+    // validate() dereferences in place; give it a copy.
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
+    expect(doc.openapi).toMatch(/^3\./);
+  });
+
+  it('takes info.version from package.json and says how it was generated', () => {
+    expect(doc.info.version).toBe(pkg.version);
+    expect(doc.info['x-generated'].command).toBe('npm run generate');
+  });
+
+  it('has a unique operationId and tags on every operation', () => {
+    const ids: string[] = [];
+    for (const [route, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        expect(op.operationId, `${method} ${route}`).toBeTruthy();
+        expect(op.tags?.length, `${method} ${route}`).toBeGreaterThan(0);
+        ids.push(op.operationId ?? '');
+      }
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('declares the USSD reply as text/plain and accepts JSON or form-encoded bodies', () => {
+    const op = doc.paths['/api/ussd']?.['post'];
+    expect(op?.responses['200']?.content).toHaveProperty(['text/plain']);
+    expect(Object.keys(op?.requestBody?.content ?? {}).sort()).toEqual([
+      'application/json',
+      'application/x-www-form-urlencoded',
+    ]);
+  });
+
+  it('covers the USSD and system endpoints of the spec', () => {
+    for (const path of ['/api/ussd', '/api/ussd/debug/{sessionId}', '/api/ussd/sessions', '/health', '/']) {
+      expect(doc.paths, path).toHaveProperty([path]);
+    }
+  });
+});
