@@ -10,7 +10,9 @@ import { jsonMarker, stableJson } from './lib/header.js';
 // @anatine/zod-openapi types its result with openapi3-ts v2 (nested under @ts-rest/open-api); we only pass it on.
 const zodToSchema = generateSchema as unknown as (schema: z.ZodTypeAny) => Record<string, unknown>;
 
-type OperationObject = Parameters<NonNullable<Parameters<typeof generateOpenApi>[2]>['operationMapper']>[0];
+type OperationObject = Parameters<
+  NonNullable<NonNullable<Parameters<typeof generateOpenApi>[2]>['operationMapper']>
+>[0];
 
 /** Route metadata our contracts may set; read by this generator. */
 interface RouteMetadata {

@@ -41,13 +41,30 @@ export function dbTargetFromConfig(config: Config): DbTarget {
     : { kind: 'pglite', dataDir: config.PGLITE_DATA_DIR };
 }
 
-/** Opens Redis with fail-fast settings: a command fails within seconds when Redis is down, never hangs. */
+/**
+ * Opens Redis with fail-fast settings: while Redis is down a command fails at once (no offline queue) and
+ * the client keeps reconnecting in the background, so the service recovers by itself.
+ */
 export function openRedis(url: string): Redis {
-  return new Redis(url, {
-    maxRetriesPerRequest: 1,
-    enableOfflineQueue: false,
-    connectTimeout: 2000,
-    lazyConnect: false,
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 });
+  // Failures surface through the commands that fail; without a listener ioredis would log every retry.
+  redis.on('error', () => undefined);
+  return redis;
+}
+
+/** Resolves true once the client is ready, false after `timeoutMs` (Redis down: start degraded). */
+export async function waitForRedis(redis: Redis, timeoutMs: number): Promise<boolean> {
+  if (redis.status === 'ready') return true;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      redis.off('ready', onReady);
+      resolve(false);
+    }, timeoutMs);
+    const onReady = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    redis.once('ready', onReady);
   });
 }
 
@@ -70,8 +87,11 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
 
     let redis = overrides.redis;
     if (!redis && config.REDIS_URL) {
-      const opened = await openRedis(config.REDIS_URL);
+      const opened = openRedis(config.REDIS_URL);
       cleanups.push(async () => void (await opened.quit().catch(() => opened.disconnect())));
+      if (!(await waitForRedis(opened, 3000))) {
+        logger.warn('Redis does not answer yet: sessions and rate limits fail until it does (reconnecting)');
+      }
       redis = opened;
     }
 
