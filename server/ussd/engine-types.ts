@@ -14,7 +14,10 @@ export interface UssdSession {
   /** The last text shown to the user (the reply without its `CON `/`END ` prefix). */
   message: string;
   isAuthenticated: boolean;
-  /** The accumulated `text` this session has already processed; only what follows it is new input. */
+  /**
+   * The accumulated `text` this session has already processed, with every value typed into an input screen
+   * masked as `•` of the same length (so PINs never reach the store); only what follows it is new input.
+   */
   processedText: string;
   /** The full reply to `processedText`, answered again for a retried request. */
   lastReply: UssdReply;

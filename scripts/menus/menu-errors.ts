@@ -1,0 +1,84 @@
+import { lineOf, type Location, type YamlPath } from './locate.js';
+
+/** One problem found in the menus, with the file and line it is about. */
+export interface MenuProblem {
+  file: string;
+  line: number;
+  message: string;
+}
+
+const SECTION_SUBJECT: Record<string, string> = {
+  nodes: 'node',
+  notices: 'notice',
+  placeholders: 'placeholder',
+  system: 'system text',
+};
+
+/**
+ * `node "pinEntry"`, `notice "pinWeak"`, … for the first two steps of a path; the rest of the path, if any,
+ * as a field name like `options[1].label`.
+ */
+export function describePath(path: YamlPath): { subject: string | undefined; field: string } {
+  const [section, name, ...rest] = path;
+  const kind = typeof section === 'string' ? SECTION_SUBJECT[section] : undefined;
+  if (kind !== undefined && name !== undefined)
+    return { subject: `${kind} "${name}"`, field: fieldName(rest) };
+  if (section === 'languages') return { subject: 'languages', field: fieldName(path.slice(1)) };
+  return { subject: undefined, field: fieldName(path) };
+}
+
+function fieldName(path: YamlPath): string {
+  return path.reduce<string>(
+    (out, step) => (typeof step === 'number' ? `${out}[${step}]` : out ? `${out}.${step}` : step),
+    '',
+  );
+}
+
+/** Collects every problem, so one run reports them all; {@link MenuErrors.throwIfAny} ends the run. */
+export class MenuErrors {
+  readonly problems: MenuProblem[] = [];
+
+  /** A problem about what is at `loc`, described as `<file>:<line> <subject>: <message>`. */
+  at(loc: Location, message: string): void {
+    const { subject } = describePath(loc.path);
+    this.problems.push({
+      file: loc.file.name,
+      line: lineOf(loc),
+      message: subject === undefined ? message : `${subject}: ${message}`,
+    });
+  }
+
+  /** Like {@link MenuErrors.at}, naming the field too: `node "x": title.sw: <message>`. */
+  atField(loc: Location, message: string): void {
+    const { field } = describePath(loc.path);
+    this.at(loc, field ? `${field}: ${message}` : message);
+  }
+
+  /** A problem at a known line (YAML syntax errors). */
+  atLine(file: string, line: number, message: string): void {
+    this.problems.push({ file, line, message });
+  }
+
+  /** A problem that belongs to no single place (e.g. a section no file declares). */
+  general(file: string, message: string): void {
+    this.problems.push({ file, line: 0, message });
+  }
+
+  get count(): number {
+    return this.problems.length;
+  }
+
+  /** Throws one Error listing every problem, one per line, sorted by file and line. */
+  throwIfAny(): void {
+    if (this.problems.length === 0) return;
+    const lines = [...this.problems]
+      .sort((a, b) => compare(a.file, b.file) || a.line - b.line || compare(a.message, b.message))
+      .map((p) => (p.line > 0 ? `${p.file}:${p.line} ${p.message}` : `${p.file}: ${p.message}`));
+    throw new Error([...new Set(lines)].join('\n'));
+  }
+}
+
+/** Code-unit order: the same on every machine, unlike localeCompare. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

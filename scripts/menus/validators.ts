@@ -1,0 +1,21 @@
+/**
+ * The built-in input checks an `input` node can name with `validate:`, and the notice each failure shows.
+ * The engine implements every one (server/ussd/engine/validators.ts); the generated `ValidatorNotices`
+ * type makes the compiler hold the two lists together.
+ */
+export const VALIDATORS = {
+  /** Letters, spaces, apostrophes and hyphens, 2 to 60 characters. */
+  fullName: ['invalidName'],
+  /** An e-mail address of at most 60 characters. */
+  email: ['invalidEmail'],
+  /** Exactly 5 digits (a PIN being checked). */
+  pin: ['pinFormat'],
+  /** Exactly 5 digits that are not easy to guess (a PIN being chosen). */
+  newPin: ['pinFormat', 'pinWeak'],
+  /** `C` followed by 8 letters or digits. */
+  customerId: ['invalidCustomerId'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type ValidatorName = keyof typeof VALIDATORS;
+
+export const VALIDATOR_NAMES = Object.keys(VALIDATORS).sort() as [ValidatorName, ...ValidatorName[]];

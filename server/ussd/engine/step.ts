@@ -1,0 +1,112 @@
+import type { CompiledInput, CompiledMenu } from '../../../generated/menus.js';
+import { NAV_KEYS } from './layout.js';
+import { enter, runAction } from './enter.js';
+import { goBack } from './navigate.js';
+import { hashSecret } from './secret-hash.js';
+import { nodeOf, type Turn } from './turn.js';
+import { runValidator } from './validators.js';
+
+/** After one input: go on with the next one, stop reading input (navigation replay), or the session ended. */
+export type StepResult = 'continue' | 'stop' | 'end';
+
+/**
+ * Applies one input (one `*`-separated segment) to the cursor. An empty segment is the `*` key: exit.
+ * `0` goes back (or to the previous page), `98` to the next page, `00` skips an optional input; anything
+ * else is an option, or the value of an input. An unknown option keeps the screen and shows a notice.
+ */
+export async function step(turn: Turn, segment: string): Promise<StepResult> {
+  const c = turn.cursor;
+  c.notice = undefined;
+  if (segment === '') {
+    c.ended = turn.tree.system.goodbye[c.lang] ?? '';
+    return 'end';
+  }
+  const node = nodeOf(turn.tree, c.node);
+  switch (node.kind) {
+    case 'menu':
+      return after(turn, await menuStep(turn, node, segment));
+    case 'info':
+      return after(turn, pageStep(turn, node.pages[c.lang]?.length ?? 1, segment) || invalid(turn));
+    case 'input':
+      return after(turn, await inputStep(turn, node, segment));
+    case 'action':
+    case 'end':
+      throw new Error(`a session cannot rest on ${node.kind} node "${c.node}"`);
+  }
+}
+
+type Moved = boolean | 'stop';
+
+function after(turn: Turn, moved: Moved): StepResult {
+  if (turn.cursor.ended !== undefined) return 'end';
+  if (moved === 'stop' || (turn.mode === 'navigation' && moved === false)) return 'stop';
+  return 'continue';
+}
+
+/** `98` and `0` between pages; `0` on the first page goes back. */
+function pageStep(turn: Turn, pageCount: number, segment: string): boolean {
+  const c = turn.cursor;
+  if (segment === NAV_KEYS.more && c.page < pageCount - 1) {
+    c.page += 1;
+    return true;
+  }
+  if (segment === NAV_KEYS.back) {
+    if (c.page > 0) {
+      c.page -= 1;
+      return true;
+    }
+    return goBack(turn);
+  }
+  return false;
+}
+
+function invalid(turn: Turn): false {
+  turn.cursor.notice = { key: 'invalidChoice', system: true, params: {} };
+  return false;
+}
+
+async function menuStep(turn: Turn, node: CompiledMenu, segment: string): Promise<Moved> {
+  const c = turn.cursor;
+  const audience = c.isAuthenticated ? 'authenticated' : 'anonymous';
+  const pages = node.pages[c.lang]?.[audience] ?? [];
+  if (pageStep(turn, pages.length, segment)) return true;
+  const option = pages.flat().includes(segment) ? node.options.find((o) => o.key === segment) : undefined;
+  if (!option) return invalid(turn);
+  if (option.action) {
+    if (turn.mode === 'navigation') return 'stop';
+    await runAction(turn, option.action, option.value);
+    return true;
+  }
+  if (option.next === undefined) throw new Error(`option ${option.key} of "${c.node}" leads nowhere`);
+  if (turn.mode === 'navigation' && nodeOf(turn.tree, option.next).kind === 'action') return 'stop';
+  await enter(turn, option.next, {});
+  return true;
+}
+
+async function inputStep(turn: Turn, node: CompiledInput, segment: string): Promise<Moved> {
+  const c = turn.cursor;
+  if (segment === NAV_KEYS.back) return goBack(turn) || invalid(turn);
+  if (turn.mode === 'navigation') return 'stop';
+  turn.typed = segment !== NAV_KEYS.skip;
+  let value: string | undefined;
+  if (segment === NAV_KEYS.skip && node.optional) value = undefined;
+  else if (node.validate === undefined) value = segment.trim();
+  else {
+    const checked = runValidator(node.validate, segment);
+    if (!checked.ok) {
+      c.notice = { key: checked.notice, system: false, params: {} };
+      return true;
+    }
+    value = checked.value;
+  }
+  if (node.save !== undefined) {
+    delete c.form[node.save];
+    delete c.secrets[node.save];
+    if (value !== undefined && node.secret) c.secrets[node.save] = await hashSecret(value);
+    else if (value !== undefined) c.form[node.save] = value;
+  }
+  if (node.action) await runAction(turn, node.action, value);
+  else if (node.next !== undefined) await enter(turn, node.next, {});
+  else throw new Error(`input "${c.node}" leads nowhere`);
+  return true;
+}

@@ -1,0 +1,30 @@
+import type { MenuTree } from '../../../generated/menus.js';
+import type { UssdRequest } from '../../../contracts/ussd.js';
+import type { Logger } from '../../logger.js';
+import type { AccountService } from '../accounts.js';
+import type { AnyActionHandler } from './action-types.js';
+import type { Cursor } from './cursor.js';
+
+/** Everything one request works with: the tree, the handlers, the services, and the cursor it moves. */
+export interface Turn {
+  readonly tree: MenuTree;
+  readonly actions: Readonly<Record<string, AnyActionHandler>>;
+  readonly accounts: AccountService;
+  readonly logger: Logger;
+  readonly request: UssdRequest;
+  readonly cursor: Cursor;
+  /**
+   * `navigation` replays input the session never saw (an unknown session with text): it only moves
+   * between screens and stops before anything that would run an action or take free input.
+   */
+  readonly mode: 'full' | 'navigation';
+  /** Set by a step that took its input as a typed value (so it is masked in `processedText`). */
+  typed: boolean;
+}
+
+/** The node the cursor rests on, or an error naming it. */
+export function nodeOf(tree: MenuTree, id: string): NonNullable<MenuTree['nodes'][string]> {
+  const node = tree.nodes[id];
+  if (!node) throw new Error(`menu node "${id}" does not exist`);
+  return node;
+}

@@ -1,0 +1,77 @@
+import { Writable } from 'node:stream';
+import type { MenuTree } from '../../generated/menus.js';
+import { createLogger } from '../../server/logger.js';
+import type { AccountService } from '../../server/ussd/accounts.js';
+import type { AnyActionHandler } from '../../server/ussd/engine/action-types.js';
+import type { UssdSession } from '../../server/ussd/engine-types.js';
+import { createUssdEngine } from '../../server/ussd/engine.js';
+import { createInMemoryAccountService, type InMemoryAccountService } from './in-memory-account-service.js';
+
+export const TEST_PHONE = '+254700000001';
+export const TEST_SERVICE_CODE = '*384*123#';
+
+export interface DialOptions {
+  sessionId?: string;
+  phoneNumber?: string;
+  serviceCode?: string;
+}
+
+/**
+ * Drives the menu engine directly, the way the HTTP route does: loads the session, calls `handle`, saves
+ * the session (as JSON, like the Redis store) or deletes it on `END`. Every log line is kept in `logs`.
+ */
+export interface EngineDialer<A extends AccountService> {
+  accounts: A;
+  /** Stored sessions as JSON text, by session id. */
+  sessions: Map<string, string>;
+  /** Every log line the engine wrote (debug level), as text. */
+  logs: string[];
+  send(text: string, options?: DialOptions): Promise<string>;
+  session(sessionId?: string): UssdSession | undefined;
+}
+
+export function engineDialer(): EngineDialer<InMemoryAccountService>;
+export function engineDialer<A extends AccountService>(options: {
+  accounts: A;
+  tree?: MenuTree;
+  actions?: Readonly<Record<string, AnyActionHandler>>;
+}): EngineDialer<A>;
+export function engineDialer(
+  options: {
+    accounts?: AccountService;
+    tree?: MenuTree;
+    actions?: Readonly<Record<string, AnyActionHandler>>;
+  } = {},
+): EngineDialer<AccountService> {
+  const accounts = options.accounts ?? createInMemoryAccountService();
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logs.push(chunk.toString());
+      done();
+    },
+  });
+  const engine = createUssdEngine({
+    accounts,
+    logger: createLogger('debug', sink),
+    ...(options.tree ? { tree: options.tree } : {}),
+    ...(options.actions ? { actions: options.actions } : {}),
+  });
+  const sessions = new Map<string, string>();
+  const load = (id: string): UssdSession | undefined => {
+    const json = sessions.get(id);
+    return json === undefined ? undefined : (JSON.parse(json) as UssdSession);
+  };
+  return {
+    accounts,
+    sessions,
+    logs,
+    async send(text, { sessionId = 's1', phoneNumber = TEST_PHONE, serviceCode = TEST_SERVICE_CODE } = {}) {
+      const result = await engine.handle({ sessionId, phoneNumber, serviceCode, text }, load(sessionId));
+      if (result.session) sessions.set(sessionId, JSON.stringify(result.session));
+      else sessions.delete(sessionId);
+      return result.reply;
+    },
+    session: (sessionId = 's1') => load(sessionId),
+  };
+}

@@ -1,0 +1,91 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { generateMenus } from '../../scripts/menus/generate-menus.js';
+
+const FIXTURES = 'test/fixtures/menus';
+const temps: string[] = [];
+afterAll(async () => {
+  for (const dir of temps) await rm(dir, { recursive: true, force: true });
+});
+
+async function failure(menusDir: string): Promise<string> {
+  const outDir = await mkdtemp(path.join(tmpdir(), 'menus-err-'));
+  temps.push(outDir);
+  const error = await generateMenus({ menusDir, outDir }).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(error).toBeInstanceOf(Error);
+  // Nothing is written when the menus are wrong.
+  expect(await readdir(outDir)).toEqual([]);
+  return (error as Error).message;
+}
+
+const errorCases = (await readdir(FIXTURES)).filter((d) => d.startsWith('error-')).sort();
+
+describe('generateMenus refuses wrong menus, naming file, node and line', () => {
+  it('has one failing fixture per check', () => {
+    expect(errorCases).toEqual([
+      'error-action-without-next',
+      'error-duplicate-key',
+      'error-duplicate-node',
+      'error-end-too-long',
+      'error-many',
+      'error-missing-notice',
+      'error-missing-translation',
+      'error-next-list-without-action',
+      'error-no-start',
+      'error-notice-too-long',
+      'error-option-too-long',
+      'error-prompt-too-long',
+      'error-reserved-key',
+      'error-undeclared-placeholder',
+      'error-unknown-field',
+      'error-unknown-next',
+      'error-unreachable',
+      'error-word-too-long',
+    ]);
+  });
+
+  it.each(errorCases)('%s: the message is exactly expected-error.txt', async (name) => {
+    const expected = (await readFile(path.join(FIXTURES, name, 'expected-error.txt'), 'utf8')).trimEnd();
+    expect(await failure(path.join(FIXTURES, name))).toBe(expected);
+  });
+
+  it('unknown next: the example of the issue, to the letter', async () => {
+    expect(await failure(path.join(FIXTURES, 'error-unknown-next'))).toBe(
+      'test/fixtures/menus/error-unknown-next/main.yaml:11 node "preMenu": next "pinConfirm" does not exist',
+    );
+  });
+
+  it('collects every problem and reports them all, sorted by file and line', async () => {
+    expect((await failure(path.join(FIXTURES, 'error-many'))).split('\n')).toEqual([
+      'test/fixtures/menus/error-many/main.yaml:9 node "preMenu": key "1" is used twice (also options[0])',
+      'test/fixtures/menus/error-many/main.yaml:11 node "preMenu": next "nowhere" does not exist',
+      'test/fixtures/menus/error-many/main.yaml:12 node "preMenu": key "0" is reserved for Back',
+      'test/fixtures/menus/error-many/main.yaml:20 node "orphan": not reachable from preMenu',
+    ]);
+  });
+
+  it('reports YAML syntax errors and duplicate keys with their line', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'menus-yaml-'));
+    temps.push(dir);
+    await writeFile(
+      path.join(dir, 'a.yaml'),
+      'nodes:\n  preMenu:\n    type: menu\n  preMenu:\n    type: info\n',
+    );
+    await writeFile(path.join(dir, 'b.yaml'), 'languages: [en\n');
+    const lines = (await failure(dir)).split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^.*\/a\.yaml:4 YAML: Map keys must be unique/);
+    expect(lines[1]).toMatch(/^.*\/b\.yaml:2 YAML: /);
+  });
+
+  it('refuses an empty menus directory', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'menus-empty-'));
+    temps.push(dir);
+    expect(await failure(dir)).toMatch(/: no \.yaml menu files$/);
+  });
+});
