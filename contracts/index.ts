@@ -1,4 +1,5 @@
 import { initContract } from '@ts-rest/core';
+import { chainContract } from './chain.js';
 import { systemContract } from './system.js';
 import { ussdContract } from './ussd.js';
 
@@ -12,6 +13,7 @@ export const contract = c.router(
   {
     system: systemContract,
     ussd: ussdContract,
+    chain: chainContract,
   },
   { strictStatusCodes: true },
 );

@@ -1,0 +1,34 @@
+import type { PartFactory } from '../part.js';
+import { startFixtureNode, type FixtureNode } from './fixture-node/fixture-node.js';
+import { createChainGrpcClient } from './grpc-client.js';
+import { createChainRouter } from './router.js';
+
+/**
+ * The chain query gateway (spec part B). With CHAIN_GRPC_URL it talks to that node; without it, it starts
+ * the embedded fixture node (a real grpc-js server on 127.0.0.1, random port) and stops it on close.
+ */
+export const createChainPart: PartFactory = async (ctx) => {
+  const { config, logger } = ctx;
+  let node: FixtureNode | undefined;
+  let url = config.CHAIN_GRPC_URL;
+  if (url === undefined) {
+    node = await startFixtureNode({
+      publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`,
+    });
+    url = node.address;
+    logger.info(
+      { address: node.address },
+      'chain gateway: embedded fixture node started (CHAIN_GRPC_URL unset)',
+    );
+  }
+  const client = createChainGrpcClient({ url, tls: config.CHAIN_GRPC_TLS });
+  const router = createChainRouter({ client, config, logger });
+  return {
+    name: 'chain',
+    router,
+    close: async () => {
+      client.close();
+      await node?.close();
+    },
+  };
+};
