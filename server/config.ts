@@ -4,6 +4,9 @@ import { z } from 'zod';
 export const PART_NAMES = ['ussd', 'chain'] as const;
 export type PartName = (typeof PART_NAMES)[number];
 
+/** One path segment: what a chain route prefix may be. */
+const ROUTE_PREFIX = /^[a-z0-9][a-z0-9_-]*$/i;
+
 /** `true`/`false`/`1`/`0` from the environment; anything else is a configuration error. */
 const bool = (fallback: boolean) =>
   z
@@ -75,9 +78,11 @@ export const EnvSchema = z.object({
   CHAIN_GRPC_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(5000),
   CHAIN_ROUTE_PREFIX: z
     .string()
-    .regex(/^[a-z0-9][a-z0-9_-]*$/i)
+    .regex(ROUTE_PREFIX, 'a route prefix is letters, digits, _ and -')
     .default('ixo'),
-  CHAIN_LEGACY_PREFIXES: list,
+  CHAIN_LEGACY_PREFIXES: list.pipe(
+    z.array(z.string().regex(ROUTE_PREFIX, 'a route prefix is letters, digits, _ and -')),
+  ),
   CHAIN_DISABLED_METHODS: list,
   CHAIN_REST_TOKEN: optionalSecret,
   CHAIN_CORS_ORIGINS: list,

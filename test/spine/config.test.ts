@@ -49,3 +49,9 @@ describe('server/config.ts', () => {
     expect(config.ENABLED_PARTS).toEqual(['ussd']);
   });
 });
+
+describe('chain prefixes', () => {
+  it('refuses a legacy prefix that is not one path segment', () => {
+    expect(() => loadConfig({ CHAIN_LEGACY_PREFIXES: 'ixo,bad/prefix' })).toThrow(/CHAIN_LEGACY_PREFIXES/);
+  });
+});
