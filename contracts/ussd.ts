@@ -101,14 +101,14 @@ export const ussdContract = c.router(
       summary: 'Debug record of an active session (operators only)',
       pathParams: z.object({ sessionId: z.string().min(1).max(USSD_SESSION_ID_MAX) }),
       headers: operatorHeaders,
-      responses: { 200: DebugRecord, 400: ApiError, 401: ApiError, 404: ApiError },
+      responses: { 200: DebugRecord, 400: ApiError, 401: ApiError, 404: ApiError, 503: ApiError },
     },
     sessions: {
       method: 'GET',
       path: '/api/ussd/sessions',
       summary: 'Ids of all active sessions (operators only)',
       headers: operatorHeaders,
-      responses: { 200: SessionList, 401: ApiError, 404: ApiError },
+      responses: { 200: SessionList, 401: ApiError, 404: ApiError, 503: ApiError },
     },
   },
   // Only the declared statuses type-check in handlers and clients (a drifted status is a compile error).

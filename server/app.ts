@@ -17,6 +17,8 @@ export interface AppOptions {
 export function createApp({ ctx, parts }: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
+  // No ETags: every answer is fresh (USSD replies, health, chain queries) and hashing each body costs CPU.
+  app.set('etag', false);
   // One proxy hop: the client address is the one the nearest proxy saw, so X-Forwarded-For cannot be
   // spoofed by prepending entries. Without the flag the header is ignored.
   app.set('trust proxy', ctx.config.TRUST_PROXY_ENABLED ? 1 : false);

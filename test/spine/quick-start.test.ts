@@ -20,7 +20,12 @@ it('npm start serves /health on embedded defaults and exits 0 on SIGTERM', async
   const dataDir = await mkdtemp(path.join(tmpdir(), 'quick-start-'));
   const port = await freePort();
   // A fresh machine's environment: none of the test runner's variables (NODE_ENV, DATABASE_URL, …).
-  const env = { PATH: process.env['PATH'], HOME: process.env['HOME'], PORT: String(port), PGLITE_DATA_DIR: dataDir };
+  const env = {
+    PATH: process.env['PATH'],
+    HOME: process.env['HOME'],
+    PORT: String(port),
+    PGLITE_DATA_DIR: dataDir,
+  };
   // Run what `npm start` runs, read from package.json, so the signal reaches the server itself (npm 11
   // re-raises a forwarded SIGTERM and so exits by signal whatever the server did).
   const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { scripts: { start: string } };

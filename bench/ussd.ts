@@ -1,0 +1,230 @@
+// `npm run bench:ussd`: the USSD gateway against a bare Express app answering a constant CON string.
+//
+// Each server runs in a child process on loopback; this process drives the load with autocannon at 50
+// connections. Every connection loops through one session: dial → `1` → `1*0`, with a fresh session id per
+// 3-request sequence. Three targets, each warmed up then measured:
+//   1. baseline: express 4 + the same JSON body parser, constant `CON` reply on POST /api/ussd;
+//   2. gateway, in-process sessions (the real server: startServer, real engine, PGlite in memory);
+//   3. gateway, Redis sessions and rate-limit counters (REDIS_URL, default redis://127.0.0.1:6379);
+//   4. diagnostic, not a target: the gateway of 2. with the engine test double, which touches no database,
+//      to separate the gateway's own cost from the menu engine's per-dial database work.
+// The gateway's database is an in-memory PGlite, or BENCH_DATABASE_URL (a PostgreSQL database to migrate).
+// The rate limiter stays on (limit raised far above the load) so its cost is measured. Replies are
+// checked: anything but HTTP 200 `CON …` counts as an error.
+// Targets: in-process ≥ 0.70 of baseline throughput and p99 ≤ 25 ms; Redis ≥ 0.50 of baseline.
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import express from 'express';
+import { loadConfig } from '../server/config.js';
+import { migrateToLatest, openDb } from '../server/db/index.js';
+import { createLogger } from '../server/logger.js';
+import { startServer } from '../server/server.js';
+
+const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
+const WARMUP_S = Number(process.env['BENCH_WARMUP_S'] ?? 3);
+const DURATION_S = Number(process.env['BENCH_DURATION_S'] ?? 10);
+const REDIS_URL = process.env['REDIS_URL'] || 'redis://127.0.0.1:6379';
+const TARGETS = { memoryRatio: 0.7, memoryP99Ms: 25, redisRatio: 0.5 };
+
+type Role = 'baseline' | 'gateway-memory' | 'gateway-redis' | 'gateway-memory-no-db';
+
+// --- child roles ---
+
+function runBaseline(): void {
+  const app = express();
+  app.disable('x-powered-by');
+  app.post('/api/ussd', express.json({ limit: '4kb' }), (_req, res) => {
+    res.type('text/plain').send('CON Welcome to Open Oracles\n1. Know More\n2. Account\n*. Exit');
+  });
+  const server = app.listen(0, '127.0.0.1', () => {
+    process.send?.({ ready: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+  });
+}
+
+/** The gateway without the menu engine's database work: the same server with the engine test double. */
+async function runGatewayWithoutDb(): Promise<void> {
+  const [
+    { Registry },
+    { createApp },
+    { createUssdGateway },
+    { loadPinKeyring },
+    { createValueSealer },
+    engine,
+  ] = await Promise.all([
+    import('prom-client'),
+    import('../server/app.js'),
+    import('../server/ussd/gateway.js'),
+    import('../server/ussd/pin-keys.js'),
+    import('../server/ussd/value-sealer.js'),
+    import('../test/ussd/helpers/scripted-test-engine.js'),
+  ]);
+  const config = loadConfig({
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: 'postgres://unused.invalid/bench',
+    PIN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    USSD_RATE_LIMIT_PER_MINUTE: '1000000000',
+  });
+  const logger = createLogger('silent');
+  const db = await openDb({ kind: 'pglite' }); // for /health only; the engine double never queries it
+  const ctx = { config, db, logger, redis: undefined, metrics: new Registry() };
+  const sealer = createValueSealer(loadPinKeyring(config, logger), 'ussd-sessions');
+  const part = createUssdGateway(ctx, { engine: engine.createScriptedTestEngine(), sealer });
+  const server = createApp({ ctx, parts: [part] }).listen(0, '127.0.0.1', () => {
+    process.send?.({ ready: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+  });
+}
+
+async function runGateway(redis: boolean): Promise<void> {
+  const config = loadConfig({
+    NODE_ENV: 'production',
+    LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'silent',
+    ENABLED_PARTS: 'ussd',
+    DATABASE_URL: 'postgres://unused.invalid/bench', // production config wants one; the db is handed in
+    PIN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    USSD_RATE_LIMIT_PER_MINUTE: '1000000000',
+    USSD_SESSION_TTL_SECONDS: '60',
+    REDIS_URL: redis ? REDIS_URL : '',
+  });
+  const url = process.env['BENCH_DATABASE_URL'];
+  const db = await openDb(url ? { kind: 'postgres', url } : { kind: 'pglite' });
+  await migrateToLatest(db);
+  const server = await startServer(config, { db, port: 0, logger: createLogger(config.LOG_LEVEL) });
+  process.send?.({ ready: server.url });
+}
+
+function spawnRole(role: Role): Promise<{ child: ChildProcess; url: string }> {
+  const child = fork(fileURLToPath(import.meta.url), ['--role', role], { execArgv: process.execArgv });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`${role} exited with ${code}`)));
+    child.once('message', (m: { ready?: string }) =>
+      m.ready ? resolve({ child, url: m.ready }) : undefined,
+    );
+  });
+}
+
+// --- load ---
+
+interface Result {
+  name: string;
+  requests: number;
+  errors: number;
+  seconds: number;
+  sorted: Float64Array;
+}
+
+function drive(name: string, url: string, seconds: number): Promise<Result> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const body = (context: { sessionId?: string }, text: string): string =>
+    JSON.stringify({
+      sessionId: context.sessionId,
+      serviceCode: '*384*123#',
+      phoneNumber: '+254712345678',
+      text,
+    });
+  const step = (text: string, fresh: boolean): autocannon.Request => ({
+    method: 'POST',
+    path: '/api/ussd',
+    headers: { 'content-type': 'application/json' },
+    setupRequest: (req, context: { sessionId?: string }) => {
+      if (fresh) context.sessionId = `bench-${randomBytes(8).toString('hex')}`;
+      return { ...req, body: body(context, text) };
+    },
+    onResponse: (status, reply) => {
+      if (status !== 200 || !reply.startsWith('CON ')) errors += 1;
+    },
+  });
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url,
+        connections: CONNECTIONS,
+        duration: seconds,
+        requests: [step('', true), step('1', false), step('1*0', false)],
+      },
+      (err: unknown) =>
+        err
+          ? reject(err instanceof Error ? err : new Error('autocannon failed', { cause: err }))
+          : resolve({
+              name,
+              requests: latencies.length,
+              errors,
+              seconds: (performance.now() - started) / 1000,
+              sorted: Float64Array.from(latencies).sort(),
+            }),
+    );
+    instance.on('response', (_client, status, _bytes, ms) => {
+      if (status === 200) latencies.push(ms);
+    });
+    instance.on('reqError', () => (errors += 1));
+  });
+}
+
+const percentile = (sorted: Float64Array, p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const rps = (r: Result): number => r.requests / r.seconds;
+
+async function measure(role: Role): Promise<Result> {
+  const { child, url } = await spawnRole(role);
+  try {
+    await drive(role, url, WARMUP_S);
+    return await drive(role, url, DURATION_S);
+  } finally {
+    child.removeAllListeners('exit');
+    child.kill();
+  }
+}
+
+async function main(): Promise<void> {
+  const at = process.argv.indexOf('--role');
+  const role = at === -1 ? undefined : process.argv[at + 1];
+  if (role === 'baseline') return runBaseline();
+  if (role === 'gateway-memory' || role === 'gateway-redis') return runGateway(role === 'gateway-redis');
+  if (role === 'gateway-memory-no-db') return runGatewayWithoutDb();
+
+  console.log(
+    `USSD gateway bench: ${CONNECTIONS} connections, ${WARMUP_S}s warm-up + ${DURATION_S}s per target, ` +
+      'sequence dial → 1 → 1*0 with a fresh session id per sequence',
+  );
+  const results: Result[] = [];
+  const roles = ['baseline', 'gateway-memory', 'gateway-redis', 'gateway-memory-no-db'] as const;
+  for (const r of roles) results.push(await measure(r));
+  const [base, memory, redis] = results as [Result, Result, Result, Result];
+  console.table(
+    results.map((r) => ({
+      target: r.name,
+      'req/s': Math.round(rps(r)),
+      'p50 ms': percentile(r.sorted, 50).toFixed(2),
+      'p99 ms': percentile(r.sorted, 99).toFixed(2),
+      'vs baseline': (rps(r) / rps(base)).toFixed(2),
+      requests: r.requests,
+      errors: r.errors,
+    })),
+  );
+  const checks = [
+    [
+      `in-process sessions ≥ ${TARGETS.memoryRatio} of baseline`,
+      rps(memory) / rps(base) >= TARGETS.memoryRatio,
+    ],
+    [
+      `in-process sessions p99 ≤ ${TARGETS.memoryP99Ms} ms`,
+      percentile(memory.sorted, 99) <= TARGETS.memoryP99Ms,
+    ],
+    [`Redis sessions ≥ ${TARGETS.redisRatio} of baseline`, rps(redis) / rps(base) >= TARGETS.redisRatio],
+    ['no errors', results.every((r) => r.errors === 0)],
+  ] as const;
+  for (const [what, ok] of checks) console.log(`${ok ? 'OK    ' : 'MISSED'} ${what}`);
+  if (checks.some(([, ok]) => !ok)) process.exitCode = 1;
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});

@@ -1,0 +1,45 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import type { ApiError } from '../../contracts/errors.js';
+import type { Config } from '../config.js';
+
+const sha256 = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+
+/** Compares two secrets in constant time, whatever their lengths (both are hashed to 32 bytes first). */
+export function secretsEqual(given: string, expected: string): boolean {
+  return timingSafeEqual(sha256(given), sha256(expected));
+}
+
+/**
+ * Guards the operator endpoints (debug record, session list), which the spec says must not be public.
+ * Outside production they are open for local work. In production they answer only to
+ * `Authorization: Bearer $OPERATOR_TOKEN` (401 `unauthorized` otherwise), and do not exist at all (404
+ * `not_found`) when no OPERATOR_TOKEN is configured.
+ */
+export function createOperatorAuth(config: Pick<Config, 'NODE_ENV' | 'OPERATOR_TOKEN'>): RequestHandler {
+  if (config.NODE_ENV !== 'production') return (_req, _res, next) => next();
+  const token = config.OPERATOR_TOKEN;
+  return (req, res, next) => {
+    if (token === undefined) {
+      const body: ApiError = {
+        code: 'not_found',
+        message: 'No such route.',
+        requestId: res.locals.requestId,
+      };
+      res.status(404).json(body);
+      return;
+    }
+    const header = req.headers.authorization ?? '';
+    const given = header.startsWith('Bearer ') ? header.slice('Bearer '.length) : '';
+    if (given !== '' && secretsEqual(given, token)) {
+      next();
+      return;
+    }
+    const body: ApiError = {
+      code: 'unauthorized',
+      message: 'Operator endpoints need Authorization: Bearer <OPERATOR_TOKEN>.',
+      requestId: res.locals.requestId,
+    };
+    res.status(401).setHeader('www-authenticate', 'Bearer').json(body);
+  };
+}

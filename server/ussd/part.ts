@@ -1,0 +1,20 @@
+import type { PartFactory } from '../part.js';
+import { createAccountService } from './account-service.js';
+import { createUssdEngine } from './engine.js';
+import { createUssdGateway } from './gateway.js';
+import { createPinCrypto } from './pin-crypto.js';
+import { loadPinKeyring } from './pin-keys.js';
+import { createValueSealer } from './value-sealer.js';
+
+/**
+ * The USSD session gateway (spec part A): `POST /api/ussd` and the operator routes, over the menu engine
+ * and the accounts in the database. Rejects (the server refuses to start) on a malformed PIN key, and in
+ * production without one.
+ */
+export const createUssdPart: PartFactory = (ctx) =>
+  Promise.resolve().then(() => {
+    const keyring = loadPinKeyring(ctx.config, ctx.logger);
+    const accounts = createAccountService(ctx.db, createPinCrypto(keyring));
+    const engine = createUssdEngine({ accounts, logger: ctx.logger });
+    return createUssdGateway(ctx, { engine, sealer: createValueSealer(keyring, 'ussd-sessions') });
+  });

@@ -1,0 +1,198 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { USSD_INVALID_INPUT_REPLY, UssdRequest } from '../../contracts/ussd.js';
+import { inject, type InjectedRequest } from './helpers/inject.js';
+import { startUssdTestApp, type UssdTestApp } from './helpers/ussd-app.js';
+
+// 10,000 random and malformed requests through the real app (real engine, real accounts on the test
+// database), in process. Never a 5xx, never a crash, never a reply outside the USSD grammar; and the
+// server still answers a normal session correctly afterwards.
+let t: UssdTestApp;
+beforeAll(async () => {
+  t = await startUssdTestApp({ env: { USSD_RATE_LIMIT_PER_MINUTE: '1000000' } });
+});
+afterAll(() => t.close());
+
+const sessionIds = fc.constantFrom('fz-1', 'fz-2', 'fz-3', 'x'.repeat(100), 'x'.repeat(101), '');
+const phones = fc.oneof(
+  fc.constantFrom('+254712345678', '+254700000000', '254712345678', '+1', ''),
+  fc.string(),
+);
+const codes = fc.oneof(
+  fc.constantFrom('*384*123#', '*1#', '*384*123', '#', '**#'),
+  fc.string({ maxLength: 12 }),
+);
+const menuInput = fc.oneof(
+  fc.constantFrom(
+    '1',
+    '2',
+    '3',
+    '0',
+    '00',
+    '98',
+    '99',
+    '*',
+    'Jane Doe',
+    '48213',
+    '11111',
+    'C7K2M9Q4X',
+    'a@b.co',
+  ),
+  fc.stringMatching(/^[0-9]{1,6}$/),
+  fc.string({ maxLength: 12 }),
+  fc.string({ unit: 'binary', maxLength: 12 }),
+);
+const texts = fc.oneof(
+  fc.array(menuInput, { maxLength: 12 }).map((parts) => parts.join('*')),
+  fc.string({ maxLength: 200 }),
+  fc.string({ unit: 'grapheme', maxLength: 60 }),
+);
+const field = <T>(arb: fc.Arbitrary<T>) =>
+  fc.oneof({ weight: 6, arbitrary: arb }, fc.anything(), fc.constant(undefined));
+
+const bodies = fc.record({
+  sessionId: field(sessionIds),
+  serviceCode: field(codes),
+  phoneNumber: field(phones),
+  text: field(texts),
+  networkCode: field(fc.string({ maxLength: 20 })),
+});
+
+const contentTypes = fc.constantFrom(
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/x-www-form-urlencoded',
+  'text/plain',
+  'application/xml',
+  'application/json; charset=utf-16',
+  'multipart/form-data; boundary=zz',
+  undefined,
+);
+
+/** Bodies that pass validation but carry random input: these exercise the engine, not the validator. */
+const validBodies = fc.record({
+  sessionId: fc.oneof(fc.constantFrom('fz-1', 'fz-2', 'fz-3'), fc.stringMatching(/^fz-[a-z0-9]{1,2}$/)),
+  serviceCode: fc.constantFrom('*384*123#', '*1#', '*384*1*2#'),
+  phoneNumber: fc.constantFrom('+254712345678', '+254700000001', '+14155550123'),
+  text: fc.array(menuInput, { maxLength: 10 }).map((parts) => parts.join('*').slice(0, 182)),
+});
+
+const requests: fc.Arbitrary<InjectedRequest> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.record({ b: validBodies, form: fc.boolean() }).map(({ b, form }) => ({
+      method: 'POST',
+      url: '/api/ussd',
+      headers: { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json' },
+      body: form ? new URLSearchParams(b).toString() : JSON.stringify(b),
+    })),
+  },
+  {
+    weight: 4,
+    arbitrary: bodies.map((b) => ({
+      method: 'POST',
+      url: '/api/ussd',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(b),
+    })),
+  },
+  {
+    weight: 3,
+    arbitrary: bodies.map((b) => ({
+      method: 'POST',
+      url: '/api/ussd',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(
+        Object.entries(b).flatMap(([k, v]) =>
+          typeof v === 'string' ? [[k, v]] : v === undefined ? [] : [[k, JSON.stringify(v) ?? '']],
+        ),
+      ).toString(),
+    })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({
+        ct: contentTypes,
+        raw: fc.oneof(
+          fc.string({ maxLength: 300 }),
+          fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a).toString('latin1')),
+          fc.json({ maxDepth: 3 }),
+          fc.constant(`{"text":"${'9'.repeat(5000)}"}`),
+        ),
+      })
+      .map(({ ct, raw }) => ({
+        method: 'POST',
+        url: '/api/ussd',
+        ...(ct ? { headers: { 'content-type': ct } } : {}),
+        body: raw,
+      })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .string({ maxLength: 120 })
+      .map((id) => ({ method: 'GET', url: `/api/ussd/debug/${encodeURIComponent(id)}` })),
+  },
+);
+
+function parsedBody(req: InjectedRequest): unknown {
+  const type = req.headers?.['content-type'];
+  const raw = req.body === undefined ? '' : req.body.toString();
+  try {
+    if (type?.startsWith('application/json')) return JSON.parse(raw);
+    if (type === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(raw));
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
+describe('fuzzing POST /api/ussd and the debug route', () => {
+  it('10,000 random and malformed requests: never a 5xx, always the USSD grammar', async () => {
+    let valid = 0;
+    await fc.assert(
+      fc.asyncProperty(requests, async (req) => {
+        const res = await inject(t.app, req);
+        expect(res.status).toBeLessThan(500);
+        if (req.url.startsWith('/api/ussd/debug/')) {
+          expect([200, 400, 404]).toContain(res.status);
+          expect(() => JSON.parse(res.text) as unknown).not.toThrow();
+          return;
+        }
+        expect(res.status).toBe(200);
+        expect(String(res.headers['content-type'])).toMatch(/^text\/plain/);
+        expect(res.text).toMatch(/^(CON|END) /);
+        const isValid =
+          req.headers?.['content-type']?.startsWith('application/json; charset=utf-16') !== true &&
+          UssdRequest.safeParse(parsedBody(req)).success;
+        if (isValid) {
+          valid++;
+          expect(res.text).not.toBe(USSD_INVALID_INPUT_REPLY);
+          expect(res.text.length).toBeLessThanOrEqual(186);
+        } else {
+          expect(res.text).toBe(USSD_INVALID_INPUT_REPLY);
+        }
+      }),
+      { numRuns: 10_000 },
+    );
+    expect(valid).toBeGreaterThan(2000);
+
+    // Still answering correctly afterwards, over a real socket.
+    const body = {
+      sessionId: 'after-fuzz',
+      serviceCode: '*384*123#',
+      phoneNumber: '+254712345678',
+      text: '',
+    };
+    const top = await t.request.post('/api/ussd').send(body).expect(200);
+    expect(top.text).toMatch(/^CON Welcome/);
+    const next = await t.request
+      .post('/api/ussd')
+      .send({ ...body, text: '1' })
+      .expect(200);
+    expect(next.text).toMatch(/^CON /);
+    expect(next.text).not.toBe(top.text);
+    await t.request.get('/health').expect(200);
+  });
+});
