@@ -5,6 +5,7 @@ import { createUssdGateway } from './gateway.js';
 import { createPinCrypto } from './pin-crypto.js';
 import { loadPinKeyring } from './pin-keys.js';
 import { createValueSealer } from './value-sealer.js';
+import { createVisitBatcher } from './visit-batcher.js';
 
 /**
  * The USSD session gateway (spec part A): `POST /api/ussd` and the operator routes, over the menu engine
@@ -14,7 +15,19 @@ import { createValueSealer } from './value-sealer.js';
 export const createUssdPart: PartFactory = (ctx) =>
   Promise.resolve().then(() => {
     const keyring = loadPinKeyring(ctx.config, ctx.logger);
-    const accounts = createAccountService(ctx.db, createPinCrypto(keyring));
+    const visits = createVisitBatcher(ctx.db, ctx.logger);
+    // Phone visits are written behind, once a second, off the dial path (see visit-batcher.ts).
+    const accounts = {
+      ...createAccountService(ctx.db, createPinCrypto(keyring)),
+      recordPhoneVisit: visits.record,
+    };
     const engine = createUssdEngine({ accounts, logger: ctx.logger });
-    return createUssdGateway(ctx, { engine, sealer: createValueSealer(keyring, 'ussd-sessions') });
+    const gateway = createUssdGateway(ctx, { engine, sealer: createValueSealer(keyring, 'ussd-sessions') });
+    return {
+      ...gateway,
+      async close() {
+        await gateway.close();
+        await visits.close();
+      },
+    };
   });

@@ -58,4 +58,11 @@ describe('generated/openapi.json', () => {
       expect(doc.paths, path).toHaveProperty([path]);
     }
   });
+
+  it('covers the chain query routes of the spec (part B) under the default prefix', () => {
+    for (const path of ['/ixo/entity/{id}', '/ixo/claims/claims', '/ixo/token/params']) {
+      expect(doc.paths[path]?.['get']?.tags, path).toContain('chain');
+    }
+    expect(doc.paths['/ixo/entity/{id}']?.['get']?.operationId).toBe('Entity');
+  });
 });
