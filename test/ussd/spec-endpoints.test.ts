@@ -59,12 +59,19 @@ describe('POST /api/ussd (spec A1, A2)', () => {
     await d.dial();
     await d.send('1');
     await ussdDialog(t.request, { phoneNumber: d.phoneNumber }).dial();
-    const row = await t.db.kysely
-      .selectFrom('phones')
-      .select('visit_count')
-      .where('phone_number', '=', d.phoneNumber)
-      .executeTakeFirstOrThrow();
-    expect(row.visit_count).toBe(2);
+    // Visits are written behind, in one batch a second (server/ussd/visit-batcher.ts).
+    const visits = async (): Promise<number | undefined> =>
+      (
+        await t.db.kysely
+          .selectFrom('phones')
+          .select('visit_count')
+          .where('phone_number', '=', d.phoneNumber)
+          .executeTakeFirst()
+      )?.visit_count;
+    await expect.poll(visits, { timeout: 5000, interval: 100 }).toBe(2);
+    // …and stays at exactly one per session.
+    await new Promise((r) => setTimeout(r, 1200));
+    expect(await visits()).toBe(2);
   });
 });
 
