@@ -1,6 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { status as Status } from '@grpc/grpc-js';
 import type { RequestHandler } from 'express';
+import { bearerToken, secretMatcher } from '../bearer-token.js';
 import { ChainError } from './chain-error.js';
 import { sendJson } from './send-json.js';
 
@@ -9,8 +9,6 @@ export const MISSING_TOKEN_MESSAGE = 'missing bearer token';
 /** Body message of the 403 answered for a wrong token. */
 export const WRONG_TOKEN_MESSAGE = 'invalid bearer token';
 
-const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
-
 /**
  * Gates REST with a shared bearer token (CHAIN_REST_TOKEN): no token → 401 code 16 (Unauthenticated),
  * a wrong one → 403 code 7 (PermissionDenied), both in the Cosmos error form. Tokens are compared as
@@ -18,17 +16,17 @@ const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8
  * CORS preflights (OPTIONS) carry no credentials and pass.
  */
 export function bearerGate(token: string): RequestHandler {
-  const expected = digest(token);
+  const matches = secretMatcher(token);
   return (req, res, next) => {
     if (req.method === 'OPTIONS') return next();
-    const presented = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '')?.[1];
+    const presented = bearerToken(req.headers.authorization);
     if (presented === undefined) {
       const err = new ChainError(Status.UNAUTHENTICATED, MISSING_TOKEN_MESSAGE);
       res.setHeader('WWW-Authenticate', 'Bearer');
       sendJson(res, err.httpStatus, err.toBody());
       return;
     }
-    if (!timingSafeEqual(digest(presented), expected)) {
+    if (!matches(presented)) {
       const err = new ChainError(Status.PERMISSION_DENIED, WRONG_TOKEN_MESSAGE);
       sendJson(res, err.httpStatus, err.toBody());
       return;

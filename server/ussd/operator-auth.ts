@@ -1,14 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { ApiError } from '../../contracts/errors.js';
+import { bearerToken, secretMatcher } from '../bearer-token.js';
 import type { Config } from '../config.js';
-
-const sha256 = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
-
-/** Compares two secrets in constant time, whatever their lengths (both are hashed to 32 bytes first). */
-export function secretsEqual(given: string, expected: string): boolean {
-  return timingSafeEqual(sha256(given), sha256(expected));
-}
 
 /**
  * Guards the operator endpoints (debug record, session list), which the spec says must not be public.
@@ -18,9 +11,9 @@ export function secretsEqual(given: string, expected: string): boolean {
  */
 export function createOperatorAuth(config: Pick<Config, 'NODE_ENV' | 'OPERATOR_TOKEN'>): RequestHandler {
   if (config.NODE_ENV !== 'production') return (_req, _res, next) => next();
-  const token = config.OPERATOR_TOKEN;
+  const matches = config.OPERATOR_TOKEN === undefined ? undefined : secretMatcher(config.OPERATOR_TOKEN);
   return (req, res, next) => {
-    if (token === undefined) {
+    if (matches === undefined) {
       const body: ApiError = {
         code: 'not_found',
         message: 'No such route.',
@@ -29,9 +22,8 @@ export function createOperatorAuth(config: Pick<Config, 'NODE_ENV' | 'OPERATOR_T
       res.status(404).json(body);
       return;
     }
-    const header = req.headers.authorization ?? '';
-    const given = header.startsWith('Bearer ') ? header.slice('Bearer '.length) : '';
-    if (given !== '' && secretsEqual(given, token)) {
+    const given = bearerToken(req.headers.authorization);
+    if (given !== undefined && matches(given)) {
       next();
       return;
     }
