@@ -57,7 +57,12 @@ export interface PinCrypto {
   burn(pin: string): Promise<void>;
 }
 
-function runScrypt(pin: string, salt: Buffer, params: PinHash['params']): Promise<Buffer> {
+/** scrypt of a secret with the given cost (default: the current {@link PIN_SCRYPT} cost), on libuv's pool. */
+export function runScrypt(
+  pin: string,
+  salt: Buffer,
+  params: PinHash['params'] = PIN_SCRYPT,
+): Promise<Buffer> {
   const N = 2 ** params.log2N;
   return new Promise((resolve, reject) => {
     scrypt(
