@@ -28,7 +28,8 @@ export async function openTestDb(): Promise<TestDb> {
   return Object.assign(db, { close, [Symbol.asyncDispose]: close });
 }
 
-async function adminQuery(url: string, text: string): Promise<void> {
+/** Runs one statement on its own short-lived connection (create or drop a schema or a database). */
+export async function adminQuery(url: string, text: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { adminQuery } from '../../helpers/db.js';
 
 /** The real PostgreSQL the USSD tests use: DATABASE_URL in CI, the machine's local server otherwise. */
 export const TEST_POSTGRES_URL = process.env['DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/test';
@@ -10,11 +10,7 @@ export interface ThrowawayDatabase extends AsyncDisposable {
   drop(): Promise<void>;
 }
 
-async function admin(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-  await client.connect();
-  await client.query(text).finally(() => client.end());
-}
+const admin = (text: string): Promise<void> => adminQuery(TEST_POSTGRES_URL, text);
 
 /**
  * A new empty database on the real PostgreSQL server, dropped (with its connections) on dispose. A whole
