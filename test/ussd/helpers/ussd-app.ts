@@ -11,13 +11,8 @@ import type { Db } from '../../../server/db/index.js';
 import { createLogger, type Logger } from '../../../server/logger.js';
 import type { Part, PartContext } from '../../../server/part.js';
 import type { AccountService } from '../../../server/ussd/accounts.js';
-import { createAccountService } from '../../../server/ussd/account-service.js';
-import { createUssdEngine } from '../../../server/ussd/engine.js';
 import type { UssdEngine } from '../../../server/ussd/engine-types.js';
-import { createUssdGateway } from '../../../server/ussd/gateway.js';
-import { createPinCrypto } from '../../../server/ussd/pin-crypto.js';
-import { loadPinKeyring } from '../../../server/ussd/pin-keys.js';
-import { createValueSealer } from '../../../server/ussd/value-sealer.js';
+import { buildUssdPart } from '../../../server/ussd/part.js';
 import { openTestDb, type TestDb } from '../../helpers/db.js';
 
 /** The Redis every Redis-backed USSD test uses: REDIS_URL in CI, the machine's local server otherwise. */
@@ -68,8 +63,8 @@ export interface UssdTestApp extends AsyncDisposable {
 }
 
 /**
- * The real app (server/app.ts) with the USSD gateway part built like server/ussd/part.ts does, except that
- * the Redis key prefix (and optionally the engine) are the test's, so test files sharing one Redis do not
+ * The real app (server/app.ts) with the USSD part built by server/ussd/part.ts, with the test's Redis key
+ * prefix (and optionally a test engine), so test files sharing one Redis do not
  * share sessions or rate-limit counters. Listens on a loopback port. (test/helpers/app.ts starts the whole
  * server the way main.ts does; use it where no prefix or test engine is needed.)
  */
@@ -79,15 +74,12 @@ export async function startUssdTestApp(options: UssdTestAppOptions): Promise<Uss
   const ownDb = options.db === undefined;
   const db = options.db === 'none' ? noDatabase() : (options.db ?? (await openTestDb()));
   const ctx: PartContext = { config, db, logger, redis: options.redis, metrics: new Registry() };
-  const keyring = loadPinKeyring(config, logger);
-  const accounts = createAccountService(db, createPinCrypto(keyring));
-  const given = options.engine ?? ((a: AccountService) => createUssdEngine({ accounts: a, logger }));
-  const engine = typeof given === 'function' ? given(accounts) : given;
-  const part = createUssdGateway(ctx, {
-    engine,
-    sealer: createValueSealer(keyring, 'ussd-sessions'),
+  const given = options.engine;
+  const part = buildUssdPart(ctx, {
+    ...(given === undefined ? {} : { engine: typeof given === 'function' ? given : () => given }),
     ...(options.redisPrefix === undefined ? {} : { redisPrefix: options.redisPrefix }),
   });
+  const { accounts, engine } = part;
   const app = createApp({ ctx, parts: [part] });
   const http: Server = app.listen(0, '127.0.0.1');
   await once(http, 'listening');
