@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import { sql } from 'kysely';
 import type { Db } from '../db/index.js';
 import type { AccountService, Customer, PinCheck } from './accounts.js';
@@ -43,6 +44,21 @@ function assertPinShape(pin: string): void {
  */
 export function createAccountService(db: Db, pinCrypto: PinCrypto): AccountService {
   const k = db.kysely;
+
+  // findByPhone runs on every dial. The lookups of the dials that arrive in one turn of the event loop go to
+  // the database as one query (a turn takes a few of them under load; alone, a dial waits for nothing but
+  // the end of its turn). Nothing is cached: each dial sees the bindings committed before its query.
+  const phoneLoader = new DataLoader<string, Customer | undefined>(
+    async (phones) => {
+      const { rows } = await sql<CustomerRow & { phone_number: string }>`
+        select p.phone_number, c.customer_id, c.full_name, c.email, c.preferred_language, c.locked_at
+        from phones p join customers c on c.customer_id = p.customer_id
+        where p.phone_number = any(${[...phones]})`.execute(k);
+      const found = new Map(rows.map((row) => [row.phone_number, toCustomer(row)]));
+      return phones.map((phone) => found.get(phone));
+    },
+    { cache: false, maxBatchSize: 100, batchScheduleFn: (run) => setImmediate(run) },
+  );
 
   const findByCustomerId = async (customerId: string): Promise<Customer | undefined> => {
     const id = normaliseCustomerId(customerId);
@@ -174,14 +190,7 @@ export function createAccountService(db: Db, pinCrypto: PinCrypto): AccountServi
 
     findByCustomerId,
 
-    async findByPhone(phoneNumber) {
-      // Runs on every dial: plain SQL (no query-builder work) and a primary-key subquery, which PGlite
-      // plans and runs in less than half the time of the equivalent join built with kysely.
-      const { rows } = await sql<CustomerRow>`
-        select customer_id, full_name, email, preferred_language, locked_at from customers
-        where customer_id = (select customer_id from phones where phone_number = ${phoneNumber})`.execute(k);
-      return rows[0] && toCustomer(rows[0]);
-    },
+    findByPhone: (phoneNumber) => phoneLoader.load(phoneNumber),
 
     verifyPin,
 

@@ -7,11 +7,12 @@ import { createAccountService } from '../../server/ussd/account-service.js';
 import { CUSTOMER_ID_PATTERN } from '../../server/ussd/customer-id.js';
 import { createPinCrypto } from '../../server/ussd/pin-crypto.js';
 import { loadPinKeyring } from '../../server/ussd/pin-keys.js';
+import type { Db } from '../../server/db/index.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 
 const silent = createLogger('silent');
 const K1 = randomBytes(32).toString('base64');
-const service = (db: TestDb, current = K1, id = 'k1', previous?: string): AccountService =>
+const service = (db: Db, current = K1, id = 'k1', previous?: string): AccountService =>
   createAccountService(
     db,
     createPinCrypto(
@@ -74,6 +75,36 @@ describe('AccountService', () => {
     expect(await accounts.findByCustomerId('C00000000')).toBeUndefined();
     expect(await accounts.findByCustomerId("C' or 1=1 --")).toBeUndefined();
     expect(await auditOf(customerId)).toEqual(['customer_created']);
+  });
+
+  it('answers concurrent phone lookups with one query, each caller its own customer', async () => {
+    const [phoneA, phoneB, unbound] = [phone(), phone(), phone()];
+    const a = await create('48213', phoneA);
+    const b = await create('59314', phoneB);
+    await accounts.setLanguage(b.customerId, 'sw');
+    let selects = 0;
+    const counted = service({
+      ...db,
+      kysely: db.kysely.withPlugin({
+        transformQuery: (args) => {
+          if (args.node.kind === 'RawNode') selects += 1;
+          return args.node;
+        },
+        transformResult: (args) => Promise.resolve(args.result),
+      }),
+    });
+    const found = await Promise.all([phoneA, unbound, phoneB, phoneA].map((p) => counted.findByPhone(p)));
+    expect(found.map((c) => c && [c.customerId, c.language])).toEqual([
+      [a.customerId, 'en'],
+      undefined,
+      [b.customerId, 'sw'],
+      [a.customerId, 'en'],
+    ]);
+    expect(selects).toBe(1);
+    // Not cached: a later lookup sees a change committed after the first.
+    await accounts.setLanguage(a.customerId, 'sw');
+    expect((await counted.findByPhone(phoneA))?.language).toBe('sw');
+    expect(selects).toBe(2);
   });
 
   it('refuses nonsense PINs when creating', async () => {
