@@ -46,7 +46,13 @@ export function dbTargetFromConfig(config: Config): DbTarget {
  * the client keeps reconnecting in the background, so the service recovers by itself.
  */
 export function openRedis(url: string): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 });
+  const redis = new Redis(url, {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    connectTimeout: 2000,
+    // Commands issued in the same tick (session get, rate-limit increment of concurrent requests) share one write.
+    enableAutoPipelining: true,
+  });
   // Failures surface through the commands that fail; without a listener ioredis would log every retry.
   redis.on('error', () => undefined);
   return redis;

@@ -23,6 +23,7 @@ export async function openTestRedis(): Promise<Redis> {
   const redis = new Redis(TEST_REDIS_URL, {
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
+    enableAutoPipelining: true, // as openRedis in server/server.ts
     lazyConnect: true,
   });
   await redis.connect();
