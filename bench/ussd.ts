@@ -2,13 +2,19 @@
 //
 // Each server runs in a child process on loopback; this process drives the load with autocannon at 50
 // connections. Every connection loops through one session: dial → `1` → `1*0`, with a fresh session id per
-// 3-request sequence. Three targets, each warmed up then measured:
+// 3-request sequence. All servers start first and are warmed up; then each round measures every target in
+// turn, so each round's gateway runs under the same machine conditions as that round's baseline. The
+// machine is noisy: the medians over the rounds are reported, with each round's ratio. Targets:
 //   1. baseline: express 4 + the same JSON body parser, constant `CON` reply on POST /api/ussd;
 //   2. gateway, in-process sessions (the real server: startServer, real engine, PGlite in memory);
 //   3. gateway, Redis sessions and rate-limit counters (REDIS_URL, default redis://127.0.0.1:6379);
 //   4. diagnostic, not a target: the gateway of 2. with the engine test double, which touches no database,
 //      to separate the gateway's own cost from the menu engine's per-dial database work.
 // The gateway's database is an in-memory PGlite, or BENCH_DATABASE_URL (a PostgreSQL database to migrate).
+// Environment: BENCH_ROUNDS (3), BENCH_DURATION_S (8), BENCH_WARMUP_S (3), BENCH_CONNECTIONS (50),
+// BENCH_ROLES (a comma-separated subset of the gateway targets), BENCH_RATE (a fixed total request rate, to
+// compare CPU per request below saturation). "server CPU µs/req" is the server process's user + system CPU
+// time over its requests.
 // The rate limiter stays on (limit raised far above the load) so its cost is measured. Replies are
 // checked: anything but HTTP 200 `CON …` counts as an error.
 // Targets: in-process ≥ 0.70 of baseline throughput and p99 ≤ 25 ms; Redis ≥ 0.50 of baseline.
@@ -26,7 +32,11 @@ import { startServer } from '../server/server.js';
 
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
 const WARMUP_S = Number(process.env['BENCH_WARMUP_S'] ?? 3);
-const DURATION_S = Number(process.env['BENCH_DURATION_S'] ?? 10);
+const DURATION_S = Number(process.env['BENCH_DURATION_S'] ?? 8);
+/** Rounds of measurement; every round measures each target once, in turn, against the same baseline. */
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
+/** A fixed request rate instead of as fast as possible: compares CPU per request below saturation. */
+const RATE = Number(process.env['BENCH_RATE'] ?? 0);
 const REDIS_URL = process.env['REDIS_URL'] || 'redis://127.0.0.1:6379';
 const TARGETS = { memoryRatio: 0.7, memoryP99Ms: 25, redisRatio: 0.5 };
 
@@ -116,6 +126,8 @@ interface Result {
   errors: number;
   seconds: number;
   sorted: Float64Array;
+  /** CPU time the server process spent during the measured phase. */
+  serverCpuMicros?: number;
 }
 
 function drive(name: string, url: string, seconds: number): Promise<Result> {
@@ -147,6 +159,7 @@ function drive(name: string, url: string, seconds: number): Promise<Result> {
         url,
         connections: CONNECTIONS,
         duration: seconds,
+        ...(RATE > 0 ? { overallRate: RATE } : {}),
         requests: [step('', true), step('1', false), step('1*0', false)],
       },
       (err: unknown) =>
@@ -171,57 +184,144 @@ const percentile = (sorted: Float64Array, p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const rps = (r: Result): number => r.requests / r.seconds;
 
-async function measure(role: Role): Promise<Result> {
-  const { child, url } = await spawnRole(role);
-  try {
-    await drive(role, url, WARMUP_S);
-    return await drive(role, url, DURATION_S);
-  } finally {
-    child.removeAllListeners('exit');
-    child.kill();
-  }
+function cpuOf(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const onMessage = (m: { cpuMicros?: number }): void => {
+      if (m.cpuMicros === undefined) return;
+      child.off('message', onMessage);
+      resolve(m.cpuMicros);
+    };
+    child.on('message', onMessage);
+    child.send('cpu');
+  });
+}
+
+interface Running {
+  role: Role;
+  child: ChildProcess;
+  url: string;
+}
+
+/** One measured phase of a running server, with the CPU time the server spent in it. */
+async function measure({ role, child, url }: Running): Promise<Result> {
+  const cpuBefore = await cpuOf(child);
+  const result = await drive(role, url, DURATION_S);
+  result.serverCpuMicros = (await cpuOf(child)) - cpuBefore;
+  return result;
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] ?? NaN)
+    : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
+};
+
+/** Per target, the medians over the rounds; each round's ratio is taken against that round's baseline. */
+interface Summary {
+  target: Role;
+  rps: number;
+  p50: number;
+  p99: number;
+  ratio: number;
+  ratios: number[];
+  cpuPerRequest: number;
+  requests: number;
+  errors: number;
+}
+
+function summarise(role: Role, rounds: Result[][], roles: readonly Role[]): Summary {
+  const at = roles.indexOf(role);
+  const mine = rounds.map((round) => round[at] as Result);
+  const ratios = rounds.map((round) => rps(round[at] as Result) / rps(round[0] as Result));
+  return {
+    target: role,
+    rps: median(mine.map(rps)),
+    p50: median(mine.map((r) => percentile(r.sorted, 50))),
+    p99: median(mine.map((r) => percentile(r.sorted, 99))),
+    ratio: median(ratios),
+    ratios,
+    cpuPerRequest: median(mine.map((r) => (r.serverCpuMicros ?? NaN) / r.requests)),
+    requests: mine.reduce((n, r) => n + r.requests, 0),
+    errors: mine.reduce((n, r) => n + r.errors, 0),
+  };
 }
 
 async function main(): Promise<void> {
   const at = process.argv.indexOf('--role');
   const role = at === -1 ? undefined : process.argv[at + 1];
+  if (role !== undefined) {
+    // A child exits normally on SIGTERM, so `node --cpu-prof` writes its profile.
+    process.once('SIGTERM', () => process.exit(0));
+    // Asked for its CPU time, a child answers (user + system, microseconds).
+    process.on('message', (m: unknown) => {
+      if (m === 'cpu') {
+        const { user, system } = process.cpuUsage();
+        process.send?.({ cpuMicros: user + system });
+      }
+    });
+  }
   if (role === 'baseline') return runBaseline();
   if (role === 'gateway-memory' || role === 'gateway-redis') return runGateway(role === 'gateway-redis');
   if (role === 'gateway-memory-no-db') return runGatewayWithoutDb();
 
+  const only = process.env['BENCH_ROLES']?.split(',');
+  const roles = (['baseline', 'gateway-memory', 'gateway-redis', 'gateway-memory-no-db'] as const).filter(
+    (r) => r === 'baseline' || !only || only.includes(r),
+  );
+  const database = process.env['BENCH_DATABASE_URL'] ? 'PostgreSQL (BENCH_DATABASE_URL)' : 'PGlite in memory';
   console.log(
-    `USSD gateway bench: ${CONNECTIONS} connections, ${WARMUP_S}s warm-up + ${DURATION_S}s per target, ` +
-      'sequence dial → 1 → 1*0 with a fresh session id per sequence',
+    `USSD gateway bench: ${CONNECTIONS} connections, sequence dial → 1 → 1*0 with a fresh session id per ` +
+      `sequence; ${WARMUP_S}s warm-up, then ${ROUNDS} rounds of ${DURATION_S}s per target; gateway database: ` +
+      `${database}`,
   );
-  const results: Result[] = [];
-  const roles = ['baseline', 'gateway-memory', 'gateway-redis', 'gateway-memory-no-db'] as const;
-  for (const r of roles) results.push(await measure(r));
-  const [base, memory, redis] = results as [Result, Result, Result, Result];
-  console.table(
-    results.map((r) => ({
-      target: r.name,
-      'req/s': Math.round(rps(r)),
-      'p50 ms': percentile(r.sorted, 50).toFixed(2),
-      'p99 ms': percentile(r.sorted, 99).toFixed(2),
-      'vs baseline': (rps(r) / rps(base)).toFixed(2),
-      requests: r.requests,
-      errors: r.errors,
-    })),
-  );
-  const checks = [
-    [
-      `in-process sessions ≥ ${TARGETS.memoryRatio} of baseline`,
-      rps(memory) / rps(base) >= TARGETS.memoryRatio,
-    ],
-    [
-      `in-process sessions p99 ≤ ${TARGETS.memoryP99Ms} ms`,
-      percentile(memory.sorted, 99) <= TARGETS.memoryP99Ms,
-    ],
-    [`Redis sessions ≥ ${TARGETS.redisRatio} of baseline`, rps(redis) / rps(base) >= TARGETS.redisRatio],
-    ['no errors', results.every((r) => r.errors === 0)],
-  ] as const;
-  for (const [what, ok] of checks) console.log(`${ok ? 'OK    ' : 'MISSED'} ${what}`);
-  if (checks.some(([, ok]) => !ok)) process.exitCode = 1;
+  const running: Running[] = [];
+  try {
+    for (const role of roles) running.push({ role, ...(await spawnRole(role)) });
+    for (const r of running) await drive(r.role, r.url, WARMUP_S);
+    const rounds: Result[][] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      const round: Result[] = [];
+      for (const r of running) round.push(await measure(r));
+      rounds.push(round);
+    }
+    const summaries = roles.map((role) => summarise(role, rounds, roles));
+    console.table(
+      summaries.map((m) => ({
+        target: m.target,
+        'req/s': Math.round(m.rps),
+        'p50 ms': m.p50.toFixed(2),
+        'p99 ms': m.p99.toFixed(2),
+        'vs baseline': m.ratio.toFixed(2),
+        'per round': m.ratios.map((x) => x.toFixed(2)).join(' '),
+        'server CPU µs/req': Math.round(m.cpuPerRequest),
+        requests: m.requests,
+        errors: m.errors,
+      })),
+    );
+    console.log('Medians over the rounds; "vs baseline" is the median of the per-round ratios.');
+    const find = (role: Role): Summary | undefined => summaries.find((m) => m.target === role);
+    const memory = find('gateway-memory');
+    const redis = find('gateway-redis');
+    const checks: [string, boolean][] = [];
+    if (memory) {
+      checks.push(
+        [`in-process sessions ≥ ${TARGETS.memoryRatio} of baseline`, memory.ratio >= TARGETS.memoryRatio],
+        [`in-process sessions p99 ≤ ${TARGETS.memoryP99Ms} ms`, memory.p99 <= TARGETS.memoryP99Ms],
+      );
+    }
+    if (redis)
+      checks.push([`Redis sessions ≥ ${TARGETS.redisRatio} of baseline`, redis.ratio >= TARGETS.redisRatio]);
+    checks.push(['no errors', summaries.every((m) => m.errors === 0)]);
+    for (const [what, ok] of checks) console.log(`${ok ? 'OK    ' : 'MISSED'} ${what}`);
+    if (checks.some(([, ok]) => !ok)) process.exitCode = 1;
+  } finally {
+    for (const { child } of running) {
+      child.removeAllListeners('exit');
+      child.kill();
+    }
+  }
 }
 
 main().catch((err: unknown) => {
