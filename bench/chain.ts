@@ -28,6 +28,7 @@ import { createChainGrpcClient } from '../server/chain/grpc-client.js';
 import { createChainRouter } from '../server/chain/router.js';
 import { createLogger } from '../server/logger.js';
 import { requestContext } from '../server/request-context.js';
+import { actAsMeasuredChild, cpuOf, median, percentile } from './lib/measure.js';
 
 const ENTITY = 'did:ixo:entity:oracle7d1e3c9a2b';
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 10);
@@ -143,19 +144,8 @@ function result(name: string, latencies: number[], errors: number, seconds: numb
   };
 }
 
-const percentile = (sorted: Float64Array, p: number): number =>
-  sorted.length === 0
-    ? NaN
-    : (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN);
 const rps = (r: PhaseResult): number => r.requests / r.seconds;
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] ?? NaN)
-    : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
-};
 const fmt = (values: number[], digits: number): string => values.map((v) => v.toFixed(digits)).join(' ');
 
 interface Round {
@@ -202,29 +192,9 @@ function report(rounds: Round[]): boolean {
   return rounds.every((r) => [r.gw, r.dr, r.gw1, r.dr1].every((x) => x.errors === 0));
 }
 
-function cpuOf(child: ChildProcess): Promise<number> {
-  return new Promise((resolve) => {
-    const onMessage = (m: { cpuMicros?: number }): void => {
-      if (m.cpuMicros === undefined) return;
-      child.off('message', onMessage);
-      resolve(m.cpuMicros);
-    };
-    child.on('message', onMessage);
-    child.send('cpu');
-  });
-}
-
 async function main(): Promise<void> {
   const role = process.argv.includes('--role') ? process.argv[process.argv.indexOf('--role') + 1] : undefined;
-  if (role !== undefined) {
-    // A child exits normally on SIGTERM (so `node --cpu-prof` writes its profile) and reports its CPU time.
-    process.once('SIGTERM', () => process.exit(0));
-    process.on('message', (m: unknown) => {
-      if (m !== 'cpu') return;
-      const { user, system } = process.cpuUsage();
-      process.send?.({ cpuMicros: user + system });
-    });
-  }
+  if (role !== undefined) actAsMeasuredChild();
   if (role === 'node') return runNode();
   if (role === 'gateway') return runGateway(process.argv.at(-1) ?? '');
 

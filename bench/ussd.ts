@@ -29,6 +29,7 @@ import { loadConfig } from '../server/config.js';
 import { migrateToLatest, openDb } from '../server/db/index.js';
 import { createLogger } from '../server/logger.js';
 import { startServer } from '../server/server.js';
+import { actAsMeasuredChild, cpuOf, median, percentile } from './lib/measure.js';
 
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
 const WARMUP_S = Number(process.env['BENCH_WARMUP_S'] ?? 3);
@@ -180,21 +181,7 @@ function drive(name: string, url: string, seconds: number): Promise<Result> {
   });
 }
 
-const percentile = (sorted: Float64Array, p: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const rps = (r: Result): number => r.requests / r.seconds;
-
-function cpuOf(child: ChildProcess): Promise<number> {
-  return new Promise((resolve) => {
-    const onMessage = (m: { cpuMicros?: number }): void => {
-      if (m.cpuMicros === undefined) return;
-      child.off('message', onMessage);
-      resolve(m.cpuMicros);
-    };
-    child.on('message', onMessage);
-    child.send('cpu');
-  });
-}
 
 interface Running {
   role: Role;
@@ -209,14 +196,6 @@ async function measure({ role, child, url }: Running): Promise<Result> {
   result.serverCpuMicros = (await cpuOf(child)) - cpuBefore;
   return result;
 }
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] ?? NaN)
-    : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
-};
 
 /** Per target, the medians over the rounds; each round's ratio is taken against that round's baseline. */
 interface Summary {
@@ -251,17 +230,7 @@ function summarise(role: Role, rounds: Result[][], roles: readonly Role[]): Summ
 async function main(): Promise<void> {
   const at = process.argv.indexOf('--role');
   const role = at === -1 ? undefined : process.argv[at + 1];
-  if (role !== undefined) {
-    // A child exits normally on SIGTERM, so `node --cpu-prof` writes its profile.
-    process.once('SIGTERM', () => process.exit(0));
-    // Asked for its CPU time, a child answers (user + system, microseconds).
-    process.on('message', (m: unknown) => {
-      if (m === 'cpu') {
-        const { user, system } = process.cpuUsage();
-        process.send?.({ cpuMicros: user + system });
-      }
-    });
-  }
+  if (role !== undefined) actAsMeasuredChild();
   if (role === 'baseline') return runBaseline();
   if (role === 'gateway-memory' || role === 'gateway-redis') return runGateway(role === 'gateway-redis');
   if (role === 'gateway-memory-no-db') return runGatewayWithoutDb();
