@@ -226,7 +226,7 @@ export function createAccountService(db: Db, pinCrypto: PinCrypto): AccountServi
     },
 
     async recordPhoneVisit(phoneNumber) {
-      // Runs on every dial: one plain SQL statement (see findByPhone).
+      // One statement per visit; the part replaces this with the write-behind batcher (visit-batcher.ts).
       await sql`
         insert into phones (phone_number, visit_count) values (${phoneNumber}, 1)
         on conflict (phone_number) do update set last_seen = now(), visit_count = phones.visit_count + 1`.execute(
