@@ -26,22 +26,22 @@ export function createVisitBatcher(db: Db, logger: Logger, intervalMs = 1000): V
     if (pending.size === 0) return writing;
     const batch = pending;
     pending = new Map();
-    const rows = [...batch].map(([phone_number, visit_count]) => ({ phone_number, visit_count }));
+    // Two array parameters whatever the batch size: cheap to build and bind, and no ceiling on the number of
+    // phones (a VALUES list binds two parameters per row, and PostgreSQL stops at 65,535).
+    const phones = [...batch.keys()];
+    const counts = [...batch.values()];
     writing = writing.then(async () => {
       try {
-        await db.kysely
-          .insertInto('phones')
-          .values(rows)
-          .onConflict((oc) =>
-            oc.column('phone_number').doUpdateSet({
-              last_seen: sql`now()`,
-              visit_count: sql`phones.visit_count + excluded.visit_count`,
-            }),
-          )
-          .execute();
+        await sql`
+          insert into phones (phone_number, visit_count)
+          select * from unnest(${phones}::text[], ${counts}::int[])
+          on conflict (phone_number) do update
+            set last_seen = now(), visit_count = phones.visit_count + excluded.visit_count`.execute(
+          db.kysely,
+        );
       } catch (err) {
         logger.warn(
-          { err, phones: rows.length, sample: rows[0] && maskPhone(rows[0].phone_number) },
+          { err, phones: phones.length, sample: phones[0] && maskPhone(phones[0]) },
           'ussd: writing phone visits failed; these counts are dropped',
         );
       }

@@ -34,6 +34,23 @@ describe('phone visits written behind', () => {
     expect(await visitsOf(db, '+254700000101')).toBe(3);
   });
 
+  it('writes a batch of 40,000 phones in one flush (beyond the 65,535 parameters of a VALUES list)', async () => {
+    const visits = createVisitBatcher(db, createLogger('silent'), 60_000);
+    const phones = Array.from({ length: 40_000 }, (_, i) => `+25471${String(i).padStart(7, '0')}`);
+    for (const phone of phones) await visits.record(phone);
+    await visits.record(phones[0] as string);
+    await visits.flush();
+    const { count } = await db.kysely
+      .selectFrom('phones')
+      .select((eb) => eb.fn.countAll<string>().as('count'))
+      .where('phone_number', 'like', '+25471%')
+      .executeTakeFirstOrThrow();
+    expect(Number(count)).toBe(40_000);
+    expect(await visitsOf(db, phones[0] as string)).toBe(2);
+    expect(await visitsOf(db, phones[39_999] as string)).toBe(1);
+    await visits.close();
+  });
+
   it('flushes on its own within the interval', async () => {
     const visits = createVisitBatcher(db, createLogger('silent'), 50);
     await visits.record('+254700000103');
