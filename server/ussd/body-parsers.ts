@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import express, { type RequestHandler } from 'express';
 
 /** Largest accepted body. A valid request is well under 1 KB (text ≤ 182, sessionId ≤ 100 characters). */
@@ -11,7 +12,29 @@ export const USSD_BODY_LIMIT = '4kb';
  */
 export function ussdBodyParsers(): RequestHandler[] {
   return [
-    express.json({ limit: USSD_BODY_LIMIT, strict: true, inflate: false }),
-    express.urlencoded({ limit: USSD_BODY_LIMIT, extended: false, parameterLimit: 16, inflate: false }),
+    express.json({ limit: USSD_BODY_LIMIT, strict: true, inflate: false, type: isMediaType(JSON_TYPE) }),
+    express.urlencoded({
+      limit: USSD_BODY_LIMIT,
+      extended: false,
+      parameterLimit: 16,
+      inflate: false,
+      type: isMediaType(FORM_TYPE),
+    }),
   ];
+}
+
+const JSON_TYPE = 'application/json';
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+
+/**
+ * Whether a request's Content-Type is `mediaType` (case-insensitive, parameters such as `charset` aside):
+ * the parsers' default test, without re-parsing the header into an object for each of them on every request.
+ */
+export function isMediaType(mediaType: string): (req: IncomingMessage) => boolean {
+  return (req) => {
+    const header = req.headers['content-type'];
+    if (header === undefined) return false;
+    const semicolon = header.indexOf(';');
+    return (semicolon === -1 ? header : header.slice(0, semicolon)).trim().toLowerCase() === mediaType;
+  };
 }

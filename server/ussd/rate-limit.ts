@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type { ApiError } from '../../contracts/errors.js';
@@ -64,6 +64,10 @@ export function createUssdRateLimit(options: UssdRateLimitOptions): RequestHandl
     legacyHeaders: false,
     handler: rateLimited,
     ...(store ? { store } : {}),
+    // The default key, computed once: the client IP, an IPv6 client's /56 network (one user cannot rotate
+    // through addresses). The library's own generator reads `req.ip`, which Express recomputes from the
+    // socket and headers on every read, twice per request.
+    keyGenerator: (req) => ipKeyGenerator(req.ip ?? ''),
     // Without a trusted proxy, X-Forwarded-For is deliberately ignored; do not warn about it.
     validate: { xForwardedForHeader: false },
     logger: {

@@ -89,6 +89,19 @@ describe('rate limit, in-process counters', () => {
     // One trusted hop: the address the proxy saw is the last entry, so a client cannot prepend its way out.
     await dial(t, '198.51.100.7, 203.0.113.1').expect(429);
   });
+
+  it('gives an IPv6 client one budget per /56 network, so rotating addresses does not buy a new one', async () => {
+    await using t = await startUssdTestApp({
+      engine: createScriptedTestEngine(),
+      db: 'none',
+      env: { USSD_RATE_LIMIT_PER_MINUTE: '3', TRUST_PROXY_ENABLED: 'true' },
+    });
+    await dial(t, '2001:db8:aa:1::1').expect(200);
+    await dial(t, '2001:db8:aa:2::9').expect(200);
+    await dial(t, '2001:db8:aa:ff:1234::5').expect(200);
+    await dial(t, '2001:db8:aa:3::1').expect(429);
+    await dial(t, '2001:db8:ab::1').expect(200); // another /56
+  });
 });
 
 describe('rate limit, Redis counters', () => {

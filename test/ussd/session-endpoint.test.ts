@@ -37,6 +37,38 @@ describe('POST /api/ussd', () => {
     expect(next.text).toBe('CON You typed 1');
   });
 
+  it.each([
+    ['Application/JSON; charset=UTF-8', (b: Record<string, string>) => JSON.stringify(b)],
+    [' application/json ;charset=utf-8', (b: Record<string, string>) => JSON.stringify(b)],
+    [
+      'application/x-www-form-urlencoded; charset=utf-8',
+      (b: Record<string, string>) => new URLSearchParams(b).toString(),
+    ],
+    ['APPLICATION/X-WWW-FORM-URLENCODED', (b: Record<string, string>) => new URLSearchParams(b).toString()],
+  ])(
+    'parses a body sent as %j (media types are case-insensitive, parameters aside)',
+    async (type, encode) => {
+      const res = await t.request
+        .post('/api/ussd')
+        .set('content-type', type)
+        .send(encode(ussdBody()))
+        .expect(200);
+      expect(res.text).toBe('CON Test menu\n1. Echo\n2. Account\n*. Exit');
+    },
+  );
+
+  it.each(['application/json-patch+json', 'application/jsonx', 'application/x-www-form-urlencoded2'])(
+    'does not parse a body sent as %j (another media type): invalid input',
+    async (type) => {
+      const res = await t.request
+        .post('/api/ussd')
+        .set('content-type', type)
+        .send(JSON.stringify(ussdBody()))
+        .expect(200);
+      expect(res.text).toBe('END Invalid input. Please try again.');
+    },
+  );
+
   it('keeps the session between requests and shows it to operators (spec A3)', async () => {
     const body = ussdBody();
     await post(body).expect(200);
