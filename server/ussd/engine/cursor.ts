@@ -1,6 +1,6 @@
 import type { MenuTree } from '../../../generated/menus.js';
 import type { UssdSession } from '../engine-types.js';
-import { EngineData } from './session-data.js';
+import { readEngineData, type EngineData } from './session-data.js';
 
 /** A notice to show above the screen: one of the tree's notices, or the engine's own `invalidChoice`. */
 export interface Notice {
@@ -37,21 +37,16 @@ export function freshCursor(tree: MenuTree, lang: string): Cursor {
 
 /** The cursor of a stored session, or undefined when its data does not fit this engine and tree. */
 export function cursorOf(session: UssdSession, tree: MenuTree): Cursor | undefined {
-  const data = EngineData.safeParse(session.data);
-  if (!data.success) return undefined;
+  const data = readEngineData(session.data);
+  if (data === undefined) return undefined;
   const node = tree.nodes[session.state];
   const known = (id: string): boolean => tree.nodes[id] !== undefined;
-  if (
-    !node ||
-    node.kind === 'action' ||
-    node.kind === 'end' ||
-    !data.data.history.every((h) => known(h.node))
-  ) {
+  if (!node || node.kind === 'action' || node.kind === 'end' || !data.history.every((h) => known(h.node))) {
     return undefined;
   }
-  if (!(data.data.lang in tree.languages)) return undefined;
+  if (!(data.lang in tree.languages)) return undefined;
   return {
-    ...data.data,
+    ...data,
     node: session.state,
     isAuthenticated: session.isAuthenticated,
     notice: undefined,

@@ -9,6 +9,8 @@ export function fillTemplate(
   params: Readonly<Record<string, string | undefined>>,
   maxLengths: Readonly<Record<string, number>>,
 ): string {
+  // Most labels have no placeholder: skip the regular expression for them.
+  if (!template.includes('{')) return template;
   return template.replace(PLACEHOLDER, (_, key: string) => {
     const value = params[key] ?? '';
     const max = maxLengths[key] ?? 0;
