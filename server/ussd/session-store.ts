@@ -1,7 +1,8 @@
 /**
  * Where USSD sessions live between requests. Two real implementations: in-process (default, expired
  * entries swept) and Redis (REDIS_URL, shared by every instance behind a load balancer). Values are plain
- * JSON-serialisable objects; the store never interprets them.
+ * JSON-serialisable objects; the store never interprets them. A value given to `set` or returned by `get`
+ * is not to be changed: the Redis store works on copies, the in-process store freezes what it holds.
  */
 export interface SessionStore<T> {
   /** The session, or undefined when it never existed or has expired. */

@@ -28,7 +28,7 @@ const kinds: [string, () => SessionStore<Value>][] = [
   ['redis', () => createRedisSessionStore<Value>(redis, { prefix: `${prefix}${++counter}:` })],
 ];
 
-describe.each(kinds)('%s session store', (_kind, make) => {
+describe.each(kinds)('%s session store', (kind, make) => {
   const value: Value = { state: 'preMenu', data: { n: 1, list: ['a'] } };
 
   it('stores, replaces and deletes sessions', async () => {
@@ -44,11 +44,15 @@ describe.each(kinds)('%s session store', (_kind, make) => {
     await store.close();
   });
 
-  it('returns copies: changing a loaded session does not change the stored one', async () => {
+  it('a loaded session cannot change the stored one (Redis: a copy; in-process: frozen, changes throw)', async () => {
     const store = make();
-    await store.set('s1', value, 60);
+    const original: Value = { state: 'preMenu', data: { n: 1, list: ['a'] } };
+    await store.set('s1', original, 60);
     const loaded = await store.get('s1');
-    loaded!.data.list.push('mutated');
+    if (loaded === undefined) throw new Error('not stored');
+    const change = () => loaded.data.list.push('mutated');
+    if (kind === 'memory') expect(change).toThrow(TypeError);
+    else change();
     expect(await store.get('s1')).toEqual(value);
     await store.close();
   });

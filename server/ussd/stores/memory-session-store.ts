@@ -8,20 +8,33 @@ export interface MemorySessionStoreOptions {
   now?: () => number;
 }
 
-interface Entry {
-  /** The value as JSON, so callers never share a mutable object with the store (as with Redis). */
-  json: string;
+interface Entry<T> {
+  /** Frozen, all the way down: a caller can neither change what is stored nor what it loaded from here. */
+  value: T;
   expiresAt: number;
+}
+
+/** Freezes a JSON-like value and everything in it; returns it. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
 }
 
 /**
  * In-process session store: the embedded default for a single instance. Each entry expires `ttlSeconds`
  * after its last `set`; expired entries are dropped on read and swept by an unref'd timer so memory does
  * not grow with abandoned sessions.
+ *
+ * Values are kept as given and frozen, not copied: a JSON round trip on every `get` and `set` was a
+ * visible share of a request's CPU. Changing a stored or loaded value throws (ESM is strict mode) instead
+ * of silently diverging from the Redis store, which hands out copies.
  */
 export function createMemorySessionStore<T>(options: MemorySessionStoreOptions = {}): SessionStore<T> {
   const now = options.now ?? Date.now;
-  const entries = new Map<string, Entry>();
+  const entries = new Map<string, Entry<T>>();
 
   const sweep = (): void => {
     const t = now();
@@ -38,10 +51,10 @@ export function createMemorySessionStore<T>(options: MemorySessionStoreOptions =
         entries.delete(sessionId);
         return Promise.resolve(undefined);
       }
-      return Promise.resolve(JSON.parse(entry.json) as T);
+      return Promise.resolve(entry.value);
     },
     set(sessionId, value, ttlSeconds) {
-      entries.set(sessionId, { json: JSON.stringify(value), expiresAt: now() + ttlSeconds * 1000 });
+      entries.set(sessionId, { value: deepFreeze(value), expiresAt: now() + ttlSeconds * 1000 });
       return Promise.resolve();
     },
     delete(sessionId) {
