@@ -1,20 +1,23 @@
 // `npm run bench:ussd`: the USSD gateway against a bare Express app answering a constant CON string.
 //
 // Each server runs in a child process on loopback; this process drives the load with autocannon at 50
-// connections. Every connection loops through one session: dial → `1` → `1*0`, with a fresh session id per
-// 3-request sequence. All servers start first and are warmed up; then each round measures every target in
-// turn, so each round's gateway runs under the same machine conditions as that round's baseline. The
-// machine is noisy: the medians over the rounds are reported, with each round's ratio. Targets:
+// connections. Every connection loops through one session: dial → `1` → `1*0`, with a fresh session id and
+// a fresh random phone number per 3-request sequence (live traffic comes from many phones). All servers
+// start first and are warmed up; then each round measures every target in turn, so each round's gateway
+// runs under the same machine conditions as that round's baseline, and then each target again with one
+// connection, one request at a time (latency without queueing). The machine is noisy: the medians over
+// the rounds are reported, with each round's ratio. Targets:
 //   1. baseline: express 4 + the same JSON body parser, constant `CON` reply on POST /api/ussd;
 //   2. gateway, in-process sessions (the real server: startServer, real engine, PGlite in memory);
 //   3. gateway, Redis sessions and rate-limit counters (REDIS_URL, default redis://127.0.0.1:6379);
 //   4. diagnostic, not a target: the gateway of 2. with the engine test double, which touches no database,
 //      to separate the gateway's own cost from the menu engine's per-dial database work.
 // The gateway's database is an in-memory PGlite, or BENCH_DATABASE_URL (a PostgreSQL database to migrate).
-// Environment: BENCH_ROUNDS (3), BENCH_DURATION_S (8), BENCH_WARMUP_S (3), BENCH_CONNECTIONS (50),
-// BENCH_ROLES (a comma-separated subset of the gateway targets), BENCH_RATE (a fixed total request rate, to
-// compare CPU per request below saturation). "server CPU µs/req" is the server process's user + system CPU
-// time over its requests.
+// Environment: BENCH_ROUNDS (3), BENCH_DURATION_S (8), BENCH_SOLO_S (3; 0 skips the one-connection
+// phase), BENCH_WARMUP_S (3), BENCH_CONNECTIONS (50), BENCH_ROLES (a comma-separated subset of the gateway
+// targets), BENCH_CPU_PROF_DIR (write a V8 CPU profile of every server). "server CPU µs/req" is the server
+// process's user + system CPU time over its requests. Latencies are split into the dial (the gateway looks
+// up the phone's account in the database) and the two navigation steps.
 // The rate limiter stays on (limit raised far above the load) so its cost is measured. Replies are
 // checked: anything but HTTP 200 `CON …` counts as an error.
 // Targets: in-process ≥ 0.70 of baseline throughput and p99 ≤ 25 ms; Redis ≥ 0.50 of baseline.
@@ -34,10 +37,12 @@ import { actAsMeasuredChild, cpuOf, median, percentile } from './lib/measure.js'
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
 const WARMUP_S = Number(process.env['BENCH_WARMUP_S'] ?? 3);
 const DURATION_S = Number(process.env['BENCH_DURATION_S'] ?? 8);
+/** Seconds per target per round of one connection, one request at a time: latency without queueing. */
+const SOLO_S = Number(process.env['BENCH_SOLO_S'] ?? 3);
 /** Rounds of measurement; every round measures each target once, in turn, against the same baseline. */
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
-/** A fixed request rate instead of as fast as possible: compares CPU per request below saturation. */
-const RATE = Number(process.env['BENCH_RATE'] ?? 0);
+/** When set, every server child writes a V8 CPU profile (`node --cpu-prof`) into this directory on exit. */
+const PROFILE_DIR = process.env['BENCH_CPU_PROF_DIR'];
 const REDIS_URL = process.env['REDIS_URL'] || 'redis://127.0.0.1:6379';
 const TARGETS = { memoryRatio: 0.7, memoryP99Ms: 25, redisRatio: 0.5 };
 
@@ -109,7 +114,10 @@ async function runGateway(redis: boolean): Promise<void> {
 }
 
 function spawnRole(role: Role): Promise<{ child: ChildProcess; url: string }> {
-  const child = fork(fileURLToPath(import.meta.url), ['--role', role], { execArgv: process.execArgv });
+  const profile = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+  const child = fork(fileURLToPath(import.meta.url), ['--role', role], {
+    execArgv: [...process.execArgv, ...profile],
+  });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`${role} exited with ${code}`)));
@@ -127,30 +135,47 @@ interface Result {
   errors: number;
   seconds: number;
   sorted: Float64Array;
+  /** Latencies of the dials alone (the step that looks up the phone's account), ascending. */
+  dials: Float64Array;
+  /** Latencies of the two navigation steps (`1`, `1*0`), ascending. */
+  navigation: Float64Array;
   /** CPU time the server process spent during the measured phase. */
   serverCpuMicros?: number;
+  /** The same target driven by one connection, one request at a time. */
+  solo?: Result;
 }
 
-function drive(name: string, url: string, seconds: number): Promise<Result> {
+/** A Kenyan mobile number, random: each sequence comes from its own phone, as live traffic does. */
+const randomPhone = (): string => `+2547${String(randomBytes(4).readUInt32BE() % 1e8).padStart(8, '0')}`;
+
+interface Sequence {
+  sessionId?: string;
+  phoneNumber?: string;
+  /** When the current request was built, which autocannon does just before writing it. */
+  sentAt?: number;
+}
+
+function drive(name: string, url: string, seconds: number, connections = CONNECTIONS): Promise<Result> {
   const latencies: number[] = [];
+  const dials: number[] = [];
+  const navigation: number[] = [];
   let errors = 0;
-  const body = (context: { sessionId?: string }, text: string): string =>
-    JSON.stringify({
-      sessionId: context.sessionId,
-      serviceCode: '*384*123#',
-      phoneNumber: '+254712345678',
-      text,
-    });
   const step = (text: string, fresh: boolean): autocannon.Request => ({
     method: 'POST',
     path: '/api/ussd',
     headers: { 'content-type': 'application/json' },
-    setupRequest: (req, context: { sessionId?: string }) => {
-      if (fresh) context.sessionId = `bench-${randomBytes(8).toString('hex')}`;
-      return { ...req, body: body(context, text) };
+    setupRequest: (req, context: Sequence) => {
+      if (fresh) {
+        context.sessionId = `bench-${randomBytes(8).toString('hex')}`;
+        context.phoneNumber = randomPhone();
+      }
+      context.sentAt = performance.now();
+      const { sessionId, phoneNumber } = context;
+      return { ...req, body: JSON.stringify({ sessionId, serviceCode: '*384*123#', phoneNumber, text }) };
     },
-    onResponse: (status, reply) => {
+    onResponse: (status, reply, context: Sequence) => {
       if (status !== 200 || !reply.startsWith('CON ')) errors += 1;
+      else (fresh ? dials : navigation).push(performance.now() - (context.sentAt ?? NaN));
     },
   });
   const started = performance.now();
@@ -158,9 +183,8 @@ function drive(name: string, url: string, seconds: number): Promise<Result> {
     const instance = autocannon(
       {
         url,
-        connections: CONNECTIONS,
+        connections,
         duration: seconds,
-        ...(RATE > 0 ? { overallRate: RATE } : {}),
         requests: [step('', true), step('1', false), step('1*0', false)],
       },
       (err: unknown) =>
@@ -172,6 +196,8 @@ function drive(name: string, url: string, seconds: number): Promise<Result> {
               errors,
               seconds: (performance.now() - started) / 1000,
               sorted: Float64Array.from(latencies).sort(),
+              dials: Float64Array.from(dials).sort(),
+              navigation: Float64Array.from(navigation).sort(),
             }),
     );
     instance.on('response', (_client, status, _bytes, ms) => {
@@ -194,6 +220,7 @@ async function measure({ role, child, url }: Running): Promise<Result> {
   const cpuBefore = await cpuOf(child);
   const result = await drive(role, url, DURATION_S);
   result.serverCpuMicros = (await cpuOf(child)) - cpuBefore;
+  if (SOLO_S > 0) result.solo = await drive(role, url, SOLO_S, 1);
   return result;
 }
 
@@ -203,12 +230,24 @@ interface Summary {
   rps: number;
   p50: number;
   p99: number;
+  /** p50/p99 of the dials and of the navigation steps, apart. */
+  dial: [number, number];
+  nav: [number, number];
+  /** p50/p99 with one connection (no queueing), overall, dials, navigation. */
+  solo: { all: [number, number]; dial: [number, number]; nav: [number, number] };
   ratio: number;
   ratios: number[];
   cpuPerRequest: number;
   requests: number;
   errors: number;
 }
+
+/** Medians over the rounds of each round's p50 and p99. */
+const p50p99 = (samples: (Float64Array | undefined)[]): [number, number] =>
+  [50, 99].map((p) => median(samples.map((sorted) => (sorted ? percentile(sorted, p) : NaN)))) as [
+    number,
+    number,
+  ];
 
 function summarise(role: Role, rounds: Result[][], roles: readonly Role[]): Summary {
   const at = roles.indexOf(role);
@@ -219,6 +258,13 @@ function summarise(role: Role, rounds: Result[][], roles: readonly Role[]): Summ
     rps: median(mine.map(rps)),
     p50: median(mine.map((r) => percentile(r.sorted, 50))),
     p99: median(mine.map((r) => percentile(r.sorted, 99))),
+    dial: p50p99(mine.map((r) => r.dials)),
+    nav: p50p99(mine.map((r) => r.navigation)),
+    solo: {
+      all: p50p99(mine.map((r) => r.solo?.sorted)),
+      dial: p50p99(mine.map((r) => r.solo?.dials)),
+      nav: p50p99(mine.map((r) => r.solo?.navigation)),
+    },
     ratio: median(ratios),
     ratios,
     cpuPerRequest: median(mine.map((r) => (r.serverCpuMicros ?? NaN) / r.requests)),
@@ -262,6 +308,8 @@ async function main(): Promise<void> {
         'req/s': Math.round(m.rps),
         'p50 ms': m.p50.toFixed(2),
         'p99 ms': m.p99.toFixed(2),
+        'dial p50/p99': m.dial.map((x) => x.toFixed(1)).join(' / '),
+        'nav p50/p99': m.nav.map((x) => x.toFixed(1)).join(' / '),
         'vs baseline': m.ratio.toFixed(2),
         'per round': m.ratios.map((x) => x.toFixed(2)).join(' '),
         'server CPU µs/req': Math.round(m.cpuPerRequest),
@@ -269,7 +317,24 @@ async function main(): Promise<void> {
         errors: m.errors,
       })),
     );
-    console.log('Medians over the rounds; "vs baseline" is the median of the per-round ratios.');
+    console.log(
+      'Medians over the rounds; "vs baseline" is the median of the per-round ratios. "dial" is the first ' +
+        'request of a sequence (the gateway looks up the phone\'s account), "nav" the two that follow.',
+    );
+    if (SOLO_S > 0) {
+      const ms = ([p50, p99]: [number, number]): string => `${p50.toFixed(2)} / ${p99.toFixed(2)}`;
+      console.log(
+        `One connection, one request at a time (${SOLO_S}s per target per round): latency without queueing.`,
+      );
+      console.table(
+        summaries.map((m) => ({
+          target: m.target,
+          'p50/p99 ms': ms(m.solo.all),
+          'dial p50/p99': ms(m.solo.dial),
+          'nav p50/p99': ms(m.solo.nav),
+        })),
+      );
+    }
     const find = (role: Role): Summary | undefined => summaries.find((m) => m.target === role);
     const memory = find('gateway-memory');
     const redis = find('gateway-redis');
