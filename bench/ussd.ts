@@ -3,9 +3,9 @@
 // Each server runs in a child process on loopback; this process drives the load with autocannon at 50
 // connections. Every connection loops through one session: dial → `1` → `1*0`, with a fresh session id and
 // a fresh random phone number per 3-request sequence (live traffic comes from many phones). All servers
-// start first and are warmed up; then each round measures every target in turn, so each round's gateway
-// runs under the same machine conditions as that round's baseline, and then each target again with one
-// connection, one request at a time (latency without queueing). The machine is noisy: the medians over
+// start first and are warmed up; then, in each round, every gateway target is measured right after a baseline
+// phase of its own (the machine's speed drifts over seconds, so adjacent phases make the steadiest ratio),
+// and then each target again with one connection, one request at a time (latency without queueing). The machine is noisy: the medians over
 // the rounds are reported, with each round's ratio. Targets:
 //   1. baseline: express 4 + the same JSON body parser, constant `CON` reply on POST /api/ussd;
 //   2. gateway, in-process sessions (the real server: startServer, real engine, PGlite in memory);
@@ -141,8 +141,6 @@ interface Result {
   navigation: Float64Array;
   /** CPU time the server process spent during the measured phase. */
   serverCpuMicros?: number;
-  /** The same target driven by one connection, one request at a time. */
-  solo?: Result;
 }
 
 /** A Kenyan mobile number, random: each sequence comes from its own phone, as live traffic does. */
@@ -215,16 +213,25 @@ interface Running {
   url: string;
 }
 
-/** One measured phase of a running server, with the CPU time the server spent in it. */
+/** One loaded phase of a running server, with the CPU time the server spent in it. */
 async function measure({ role, child, url }: Running): Promise<Result> {
   const cpuBefore = await cpuOf(child);
   const result = await drive(role, url, DURATION_S);
   result.serverCpuMicros = (await cpuOf(child)) - cpuBefore;
-  if (SOLO_S > 0) result.solo = await drive(role, url, SOLO_S, 1);
   return result;
 }
 
-/** Per target, the medians over the rounds; each round's ratio is taken against that round's baseline. */
+/** Every measurement of a run, per target. */
+interface Samples {
+  /** Loaded phases. The baseline has one per gateway target per round, each just before that target's. */
+  loaded: Result[];
+  /** For a gateway target, its throughput over that of the baseline phase just before it, per round. */
+  ratios: number[];
+  /** One-connection phases, one per round. */
+  solo: Result[];
+}
+
+/** Per target, the medians over its phases; the ratio is the median of the per-round paired ratios. */
 interface Summary {
   target: Role;
   rps: number;
@@ -242,17 +249,14 @@ interface Summary {
   errors: number;
 }
 
-/** Medians over the rounds of each round's p50 and p99. */
+/** Medians over the phases of each phase's p50 and p99. */
 const p50p99 = (samples: (Float64Array | undefined)[]): [number, number] =>
   [50, 99].map((p) => median(samples.map((sorted) => (sorted ? percentile(sorted, p) : NaN)))) as [
     number,
     number,
   ];
 
-function summarise(role: Role, rounds: Result[][], roles: readonly Role[]): Summary {
-  const at = roles.indexOf(role);
-  const mine = rounds.map((round) => round[at] as Result);
-  const ratios = rounds.map((round) => rps(round[at] as Result) / rps(round[0] as Result));
+function summarise(role: Role, { loaded: mine, ratios, solo }: Samples): Summary {
   return {
     target: role,
     rps: median(mine.map(rps)),
@@ -261,11 +265,11 @@ function summarise(role: Role, rounds: Result[][], roles: readonly Role[]): Summ
     dial: p50p99(mine.map((r) => r.dials)),
     nav: p50p99(mine.map((r) => r.navigation)),
     solo: {
-      all: p50p99(mine.map((r) => r.solo?.sorted)),
-      dial: p50p99(mine.map((r) => r.solo?.dials)),
-      nav: p50p99(mine.map((r) => r.solo?.navigation)),
+      all: p50p99(solo.map((r) => r.sorted)),
+      dial: p50p99(solo.map((r) => r.dials)),
+      nav: p50p99(solo.map((r) => r.navigation)),
     },
-    ratio: median(ratios),
+    ratio: role === 'baseline' ? 1 : median(ratios),
     ratios,
     cpuPerRequest: median(mine.map((r) => (r.serverCpuMicros ?? NaN) / r.requests)),
     requests: mine.reduce((n, r) => n + r.requests, 0),
@@ -288,20 +292,32 @@ async function main(): Promise<void> {
   const database = process.env['BENCH_DATABASE_URL'] ? 'PostgreSQL (BENCH_DATABASE_URL)' : 'PGlite in memory';
   console.log(
     `USSD gateway bench: ${CONNECTIONS} connections, sequence dial → 1 → 1*0 with a fresh session id per ` +
-      `sequence; ${WARMUP_S}s warm-up, then ${ROUNDS} rounds of ${DURATION_S}s per target; gateway database: ` +
+      `sequence; ${WARMUP_S}s warm-up, then ${ROUNDS} rounds of ${DURATION_S}s phases (baseline, target) per ` +
+      `target; gateway database: ` +
       `${database}`,
   );
   const running: Running[] = [];
   try {
     for (const role of roles) running.push({ role, ...(await spawnRole(role)) });
     for (const r of running) await drive(r.role, r.url, WARMUP_S);
-    const rounds: Result[][] = [];
+    const samples = new Map(
+      roles.map((role): [Role, Samples] => [role, { loaded: [], ratios: [], solo: [] }]),
+    );
+    const of = (role: Role): Samples => samples.get(role) as Samples;
+    const [baseline, ...targets] = running as [Running, ...Running[]];
     for (let i = 0; i < ROUNDS; i++) {
-      const round: Result[] = [];
-      for (const r of running) round.push(await measure(r));
-      rounds.push(round);
+      // Each target right after a baseline phase of its own: the machine's speed drifts over seconds, so a
+      // ratio of two adjacent phases is steadier than one against a baseline measured minutes apart.
+      for (const target of targets) {
+        const base = await measure(baseline);
+        const mine = await measure(target);
+        of('baseline').loaded.push(base);
+        of(target.role).loaded.push(mine);
+        of(target.role).ratios.push(rps(mine) / rps(base));
+      }
+      if (SOLO_S > 0) for (const r of running) of(r.role).solo.push(await drive(r.role, r.url, SOLO_S, 1));
     }
-    const summaries = roles.map((role) => summarise(role, rounds, roles));
+    const summaries = roles.map((role) => summarise(role, of(role)));
     console.table(
       summaries.map((m) => ({
         target: m.target,
@@ -318,8 +334,9 @@ async function main(): Promise<void> {
       })),
     );
     console.log(
-      'Medians over the rounds; "vs baseline" is the median of the per-round ratios. "dial" is the first ' +
-        'request of a sequence (the gateway looks up the phone\'s account), "nav" the two that follow.',
+      'Medians over the phases; "vs baseline" is the median of the per-round ratios, each against the ' +
+        'baseline phase just before. "dial" is the first request of a sequence (the gateway looks up the ' +
+        'phone\'s account), "nav" the two that follow.',
     );
     if (SOLO_S > 0) {
       const ms = ([p50, p99]: [number, number]): string => `${p50.toFixed(2)} / ${p99.toFixed(2)}`;
