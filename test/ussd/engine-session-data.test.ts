@@ -36,7 +36,11 @@ function expectSameAsSchema(value: unknown): void {
   const schema = EngineData.safeParse(value);
   const read = readEngineData(value);
   expect(read === undefined).toBe(!schema.success);
-  if (schema.success) expect(read).toStrictEqual(schema.data);
+  if (!schema.success) return;
+  // The schema keeps a `customerId` key present with an undefined value; the reader leaves it out (JSON,
+  // which is what the stores hold, never has one).
+  const { customerId, ...rest } = schema.data;
+  expect(read).toStrictEqual(customerId === undefined ? rest : schema.data);
 }
 
 describe('readEngineData', () => {

@@ -1,6 +1,6 @@
 import type { MenuTree } from '../../../generated/menus.js';
 import type { UssdSession } from '../engine-types.js';
-import { readEngineData, type EngineData } from './session-data.js';
+import { engineData, readEngineData, type EngineData } from './session-data.js';
 
 /** A notice to show above the screen: one of the tree's notices, or the engine's own `invalidChoice`. */
 export interface Notice {
@@ -56,15 +56,5 @@ export function cursorOf(session: UssdSession, tree: MenuTree): Cursor | undefin
 
 /** The part of the cursor that is stored in `session.data`. */
 export function dataOf(cursor: Cursor): EngineData {
-  const { v, lang, page, params, history, form, secrets, customerId } = cursor;
-  return {
-    v,
-    lang,
-    page,
-    params,
-    history,
-    form,
-    secrets,
-    ...(customerId === undefined ? {} : { customerId }),
-  };
+  return engineData(cursor);
 }

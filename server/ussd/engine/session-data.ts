@@ -51,8 +51,8 @@ function readParams(value: unknown): Record<string, string> | undefined {
 /**
  * `EngineData.safeParse(value)`, by hand: this runs on every request of a live session, and the schema's
  * generic walk cost more than the rest of the step. Returns a fresh copy (the engine changes the history
- * and form in place; the stored value must stay as it was) without unknown keys, or undefined when the value
- * does not fit. test/ussd/engine-session-data.test.ts holds it to the schema on generated values.
+ * and form in place; the stored value must stay as it was) without unknown keys (nor a `customerId` that is
+ * present but undefined, which JSON never holds), or undefined when the value does not fit. test/ussd/engine-session-data.test.ts holds it to the schema on generated values.
  */
 export function readEngineData(value: unknown): EngineData | undefined {
   if (!isFields(value) || value['v'] !== 1) return undefined;
@@ -73,15 +73,20 @@ export function readEngineData(value: unknown): EngineData | undefined {
     if (!entryParams) return undefined;
     history.push({ node: entry['node'], params: entryParams });
   }
+  return engineData({ v: 1, lang, page, params, history, form, secrets, customerId });
+}
+
+/** The fields of `source` that are stored as engine data, and no others. */
+export function engineData(source: EngineData): EngineData {
+  const { v, lang, page, params, history, form, secrets, customerId } = source;
   return {
-    v: 1,
+    v,
     lang,
     page,
     params,
     history,
     form,
     secrets,
-    // As the schema does: a key present with an undefined value stays (JSON never has one).
-    ...('customerId' in value ? { customerId } : {}),
+    ...(customerId === undefined ? {} : { customerId }),
   };
 }
