@@ -1,6 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import express, { type RequestHandler } from 'express';
 
+const JSON_TYPE = 'application/json';
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+
 /** Largest accepted body. A valid request is well under 1 KB (text ≤ 182, sessionId ≤ 100 characters). */
 export const USSD_BODY_LIMIT = '4kb';
 
@@ -23,14 +26,11 @@ export function ussdBodyParsers(): RequestHandler[] {
   ];
 }
 
-const JSON_TYPE = 'application/json';
-const FORM_TYPE = 'application/x-www-form-urlencoded';
-
 /**
  * Whether a request's Content-Type is `mediaType` (case-insensitive, parameters such as `charset` aside):
  * the parsers' default test, without re-parsing the header into an object for each of them on every request.
  */
-export function isMediaType(mediaType: string): (req: IncomingMessage) => boolean {
+function isMediaType(mediaType: string): (req: IncomingMessage) => boolean {
   return (req) => {
     const header = req.headers['content-type'];
     if (header === undefined) return false;

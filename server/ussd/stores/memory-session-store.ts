@@ -15,7 +15,7 @@ interface Entry<T> {
 }
 
 /** Freezes a JSON-like value and everything in it; returns it. */
-export function deepFreeze<T>(value: T): T {
+function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const item of Object.values(value)) deepFreeze(item);
