@@ -32,6 +32,7 @@ import { loadConfig } from '../server/config.js';
 import { migrateToLatest, openDb } from '../server/db/index.js';
 import { createLogger } from '../server/logger.js';
 import { startServer } from '../server/server.js';
+import { adminQuery } from '../test/helpers/db.js';
 import { actAsMeasuredChild, cpuOf, median, percentile } from './lib/measure.js';
 
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
@@ -107,7 +108,8 @@ async function runGateway(redis: boolean): Promise<void> {
     REDIS_URL: redis ? REDIS_URL : '',
   });
   const url = process.env['BENCH_DATABASE_URL'];
-  const db = await openDb(url ? { kind: 'postgres', url } : { kind: 'pglite' });
+  const schema = process.env['BENCH_DB_SCHEMA'];
+  const db = await openDb(url ? { kind: 'postgres', url, schema } : { kind: 'pglite' });
   await migrateToLatest(db);
   const server = await startServer(config, { db, port: 0, logger: createLogger(config.LOG_LEVEL) });
   process.send?.({ ready: server.url });
@@ -296,6 +298,13 @@ async function main(): Promise<void> {
       `target; gateway database: ` +
       `${database}`,
   );
+  // On PostgreSQL, a schema of this run's own: every run starts from empty tables, and leaves nothing behind.
+  const benchUrl = process.env['BENCH_DATABASE_URL'];
+  const schema = benchUrl ? `bench_${randomBytes(4).toString('hex')}` : undefined;
+  if (benchUrl && schema) {
+    await adminQuery(benchUrl, `create schema ${schema}`);
+    process.env['BENCH_DB_SCHEMA'] = schema;
+  }
   const running: Running[] = [];
   try {
     for (const role of roles) running.push({ role, ...(await spawnRole(role)) });
@@ -368,10 +377,18 @@ async function main(): Promise<void> {
     for (const [what, ok] of checks) console.log(`${ok ? 'OK    ' : 'MISSED'} ${what}`);
     if (checks.some(([, ok]) => !ok)) process.exitCode = 1;
   } finally {
-    for (const { child } of running) {
-      child.removeAllListeners('exit');
-      child.kill();
-    }
+    await Promise.all(
+      running.map(({ child }) => {
+        child.removeAllListeners('exit');
+        const exited =
+          child.exitCode !== null || child.signalCode !== null
+            ? Promise.resolve()
+            : new Promise((resolve) => child.once('exit', resolve));
+        child.kill();
+        return exited;
+      }),
+    );
+    if (benchUrl && schema) await adminQuery(benchUrl, `drop schema if exists ${schema} cascade`);
   }
 }
 
