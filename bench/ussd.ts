@@ -5,8 +5,8 @@
 // a fresh random phone number per 3-request sequence (live traffic comes from many phones). All servers
 // start first and are warmed up; then, in each round, every gateway target is measured right after a baseline
 // phase of its own (the machine's speed drifts over seconds, so adjacent phases make the steadiest ratio),
-// and then each target again with one connection, one request at a time (latency without queueing). The machine is noisy: the medians over
-// the rounds are reported, with each round's ratio. Targets:
+// and then each target again with one connection, one request at a time (latency without queueing). The
+// machine is noisy: the medians over the rounds are reported, with each round's ratio. Targets:
 //   1. baseline: express 4 + the same JSON body parser, constant `CON` reply on POST /api/ussd;
 //   2. gateway, in-process sessions (the real server: startServer, real engine, PGlite in memory);
 //   3. gateway, Redis sessions and rate-limit counters (REDIS_URL, default redis://127.0.0.1:6379);
@@ -252,11 +252,8 @@ interface Summary {
 }
 
 /** Medians over the phases of each phase's p50 and p99. */
-const p50p99 = (samples: (Float64Array | undefined)[]): [number, number] =>
-  [50, 99].map((p) => median(samples.map((sorted) => (sorted ? percentile(sorted, p) : NaN)))) as [
-    number,
-    number,
-  ];
+const p50p99 = (samples: Float64Array[]): [number, number] =>
+  [50, 99].map((p) => median(samples.map((sorted) => percentile(sorted, p)))) as [number, number];
 
 function summarise(role: Role, { loaded: mine, ratios, solo }: Samples): Summary {
   return {
@@ -303,7 +300,7 @@ async function main(): Promise<void> {
   const schema = benchUrl ? `bench_${randomBytes(4).toString('hex')}` : undefined;
   if (benchUrl && schema) {
     await adminQuery(benchUrl, `create schema ${schema}`);
-    process.env['BENCH_DB_SCHEMA'] = schema;
+    process.env['BENCH_DB_SCHEMA'] = schema; // internal: read by the gateway children, which inherit it
   }
   const running: Running[] = [];
   try {
