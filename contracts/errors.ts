@@ -11,7 +11,10 @@ export const API_ERROR_CODES = [
   'unauthorized',
   /** The route or resource does not exist (also answered for hidden operator routes). */
   'not_found',
-  /** The USSD session expired or never started; the user must dial again. */
+  /**
+   * The session does not exist: a USSD session expired or never started (the user must dial again), or a chat
+   * session or run is unknown, deleted or another user's.
+   */
   'session_not_found',
   /** Too many requests from this client in the current window. */
   'rate_limited',
@@ -20,6 +23,41 @@ export const API_ERROR_CODES = [
   /** An unexpected server error; details are in the server log under the request id. */
   'internal',
 ] as const;
+
+/**
+ * Error codes of the agent (oracle) service, beyond {@link API_ERROR_CODES}. Each capability-token failure
+ * has its own code, so a client can tell what to fix without reading the message.
+ */
+export const ORACLE_ERROR_CODES = [
+  /** No `Authorization: Bearer` invocation and no `x-ucan-delegation` header. */
+  'auth_missing',
+  /** A token is not a base64 UCAN archive, or `X-Auth-Type` is not `ucan`. */
+  'auth_malformed',
+  /** A token's signature does not verify against its issuer's key. */
+  'auth_bad_signature',
+  /** The issuer's DID cannot be resolved to a key (unknown did:ixo, or no Ed25519 key in its document). */
+  'auth_unknown_issuer',
+  /** A token is addressed to another audience than this oracle. */
+  'auth_wrong_audience',
+  /** A token has expired. */
+  'auth_expired',
+  /** A token is not valid yet (`nbf` in the future). */
+  'auth_not_yet_valid',
+  /** A token grants another capability than the one this route needs. */
+  'auth_wrong_capability',
+  /** The invocation and the delegation have different issuers. */
+  'auth_issuer_mismatch',
+  /** A turn needs a stored delegation of this user to this oracle and there is none: post one to `/delegation`. */
+  'delegation_missing',
+  /** The stored delegation has expired: mint a new one and post it to `/delegation`. */
+  'delegation_expired',
+  /** The user's balance does not cover this turn; `outstandingClaims` lists the unpaid claims. */
+  'payment_required',
+  /** The request names a model this oracle does not serve (see `GET /models`). */
+  'unknown_model',
+] as const;
+
+export type OracleErrorCode = (typeof ORACLE_ERROR_CODES)[number];
 
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
 
@@ -38,3 +76,23 @@ export const ApiError = z
   .strict();
 
 export type ApiError = z.infer<typeof ApiError>;
+
+/**
+ * The JSON error of the agent (oracle) service routes: the project's shape plus `statusCode` (the HTTP status,
+ * which clients of the reference SDK read from the body) and, on 402, `outstandingClaims`.
+ *
+ * @example
+ * { "code": "auth_expired", "message": "The invocation has expired.", "statusCode": 401, "requestId": "4f0c…" }
+ */
+export const OracleError = z
+  .object({
+    code: z.enum([...API_ERROR_CODES, ...ORACLE_ERROR_CODES]),
+    message: z.string(),
+    statusCode: z.number().int().min(400).max(599),
+    requestId: z.string().optional(),
+    /** Ids of the unpaid usage claims (402 only). */
+    outstandingClaims: z.array(z.string()).optional(),
+  })
+  .strict();
+
+export type OracleError = z.infer<typeof OracleError>;

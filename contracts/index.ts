@@ -1,5 +1,9 @@
 import { initContract } from '@ts-rest/core';
 import { chainContract } from './chain.js';
+import { creditsContract } from './credits.js';
+import { memoryContract } from './memory.js';
+import { oracleContract } from './oracle.js';
+import { preferencesContract } from './preferences.js';
 import { systemContract } from './system.js';
 import { ussdContract } from './ussd.js';
 
@@ -14,6 +18,10 @@ export const contract = c.router(
     system: systemContract,
     ussd: ussdContract,
     chain: chainContract,
+    oracle: oracleContract,
+    preferences: preferencesContract,
+    memory: memoryContract,
+    credits: creditsContract,
   },
   { strictStatusCodes: true },
 );

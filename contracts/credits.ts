@@ -1,0 +1,68 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { OracleError } from './errors.js';
+import { Price, type OracleRouteMetadata } from './oracle.js';
+
+const c = initContract();
+const ucan = { auth: 'ucan' } as const satisfies OracleRouteMetadata;
+
+/** A coin amount as the chain writes it: an integer string in the smallest unit, and its denom. */
+export const Coin = z.object({
+  denom: z.string().regex(/^[a-zA-Z][a-zA-Z0-9/:._-]{2,127}$/),
+  amount: z.string().regex(/^\d{1,30}$/),
+});
+export type Coin = z.infer<typeof Coin>;
+
+/**
+ * The calling user's credits with this oracle (`GET /credits`): balance, the price of a turn, the unpaid
+ * usage claims and where to pay.
+ */
+export const CreditsAccount = z.object({
+  balance: z.number(),
+  price: Price,
+  /** Ids of the usage claims recorded while the balance did not cover a turn. */
+  outstandingClaims: z.array(z.string()),
+  /** Where `useContractOracle` sends a payment, and how many credits one unit of `denom` buys. */
+  payTo: z.object({ address: z.string(), denom: z.string(), creditsPerUnit: z.number().min(0) }),
+});
+export type CreditsAccount = z.infer<typeof CreditsAccount>;
+
+/** Body of `POST /credits/payments`: a payment made on chain through `transactSignX`. */
+export const PaymentReport = z
+  .object({
+    /** Hash of the transaction that paid; a payment is recorded once per hash. */
+    txHash: z.string().regex(/^[A-Fa-f0-9]{16,128}$/, 'txHash is the hex hash of the payment transaction'),
+    amount: Coin,
+  })
+  .strict();
+export type PaymentReport = z.infer<typeof PaymentReport>;
+
+/** Credits plugin routes (`features.credits`), used by the SDK's `useContractOracle`. */
+export const creditsContract = c.router(
+  {
+    account: {
+      method: 'GET',
+      path: '/credits',
+      summary: "The calling user's balance, the price of a turn and the unpaid claims",
+      metadata: ucan,
+      responses: { 200: CreditsAccount, 401: OracleError, 503: OracleError },
+    },
+    pay: {
+      method: 'POST',
+      path: '/credits/payments',
+      summary: 'Records a payment made on chain: credits the balance and settles the outstanding claims',
+      description:
+        'In this embedded version the payment is recorded as reported (no chain lookup of the transaction). ' +
+        'Reporting the same txHash again answers the same result and credits nothing more.',
+      metadata: ucan,
+      body: PaymentReport,
+      responses: {
+        200: z.object({ balance: z.number(), settledClaims: z.array(z.string()) }),
+        400: OracleError,
+        401: OracleError,
+        503: OracleError,
+      },
+    },
+  },
+  { strictStatusCodes: true },
+);

@@ -1,0 +1,430 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { OracleError } from './errors.js';
+import { RunEndStatus } from './events.js';
+
+const c = initContract();
+
+/**
+ * Capabilities of the agent service's tokens, declared once (spec §5 C). Tokens are UCANs (ucanto), issued by
+ * the user and addressed to the oracle:
+ * - the invocation (`Authorization: Bearer <invocation>` + `X-Auth-Type: ucan`) grants `oracle/use` on the
+ *   oracle's DID;
+ * - the delegation (`x-ucan-delegation`, and `POST /delegation`) grants `oracle/act` on the user's DID: the
+ *   oracle may act for the user downstream.
+ */
+export const ORACLE_CAPABILITIES = {
+  invocation: { can: 'oracle/use', with: 'oracle' },
+  delegation: { can: 'oracle/act', with: 'user' },
+} as const;
+
+/** Headers of an authenticated request; in OpenAPI they are security schemes, not parameters. */
+export const AUTH_HEADERS = {
+  invocation: 'authorization',
+  authType: 'x-auth-type',
+  delegation: 'x-ucan-delegation',
+} as const;
+
+/** Route metadata read by the server (auth middleware) and the OpenAPI generator (security). */
+export interface OracleRouteMetadata {
+  /** `ucan`: every request needs a valid invocation or delegation; `public`: none. */
+  auth: 'ucan' | 'public';
+  /** The route answers `text/event-stream` (always, or when the body says `stream: true`). */
+  stream?: 'always' | 'optional';
+}
+
+const ucan = { auth: 'ucan' } as const satisfies OracleRouteMetadata;
+const publicRoute = { auth: 'public' } as const satisfies OracleRouteMetadata;
+
+/** ISO 8601 UTC date-time. */
+const Timestamp = z.string().datetime();
+
+/** A DID, `did:<method>:<identifier>`. */
+export const Did = z
+  .string()
+  .regex(/^did:[a-z0-9]+:[A-Za-z0-9._:%-]+$/, 'a DID looks like did:<method>:<id>');
+
+/** Id of a chat session or a run: letters, digits, `_` and `-`. */
+const Id = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'an id is 1-100 letters, digits, _ or -');
+
+/** Price of a turn, debited from the user's credits when the credits plugin is on (else `amount` is 0). */
+export const Price = z.object({
+  amount: z.number().nonnegative(),
+  denom: z.string(),
+  per: z.literal('turn'),
+});
+export type Price = z.infer<typeof Price>;
+
+/**
+ * Public configuration of this oracle (`GET /config`). `did` is the DID tokens are addressed to; `entityDid`
+ * the oracle's on-chain entity (tokens addressed to either are accepted).
+ *
+ * @example
+ * { "did": "did:key:z6Mk…", "entityDid": "did:ixo:entity:oracle7d1e3c9a2b", "name": "Guide oracle",
+ *   "model": "scripted", "price": { "amount": 0, "denom": "credits", "per": "turn" },
+ *   "apiUrl": "http://localhost:3000", "wsUrl": "http://localhost:3000" }
+ */
+export const OracleConfig = z.object({
+  did: Did,
+  entityDid: Did.optional(),
+  name: z.string(),
+  model: z.string(),
+  price: Price,
+  apiUrl: z.string().url(),
+  wsUrl: z.string().url(),
+});
+export type OracleConfig = z.infer<typeof OracleConfig>;
+
+/** A chat session of one user with this oracle. */
+export const ChatSession = z.object({
+  sessionId: Id,
+  title: z.string().optional(),
+  createdAt: Timestamp,
+  lastUpdatedAt: Timestamp,
+  oracleName: z.string(),
+  oracleDid: Did,
+  oracleEntityDid: Did.optional(),
+  roomId: z.string().optional(),
+});
+export type ChatSession = z.infer<typeof ChatSession>;
+
+/** Body of `POST /sessions` (optional: the reference SDK sends none). */
+export const CreateSessionBody = z
+  .object({ title: z.string().trim().min(1).max(200).optional(), roomId: z.string().max(255).optional() })
+  .strict();
+
+/** `GET /sessions` page: newest first. */
+export const SessionPage = z.object({
+  sessions: z.array(ChatSession),
+  total: z.number().int().nonnegative(),
+});
+export type SessionPage = z.infer<typeof SessionPage>;
+
+/** What a stored tool call was: a server tool, a browser tool, an agent-UI action or a rendered component. */
+export const ToolCallKind = z.enum(['tool', 'browser_tool', 'action', 'component']);
+
+/** A tool call folded into the AI message that made it, with its output. */
+export const StoredToolCall = z.object({
+  id: z.string(),
+  /** The tool, action or component name. */
+  name: z.string(),
+  kind: ToolCallKind.optional(),
+  args: z.record(z.unknown()),
+  status: z.enum(['isRunning', 'done', 'error']).optional(),
+  output: z.string().optional(),
+  error: z.string().optional(),
+});
+export type StoredToolCall = z.infer<typeof StoredToolCall>;
+
+/** An attachment reference (the file itself lives on the messaging server). */
+export const Attachment = z.object({
+  filename: z.string().min(1).max(255),
+  mimetype: z.string().min(1).max(255),
+  size: z.number().int().nonnegative().optional(),
+  mxcUri: z.string().max(2000).optional(),
+  eventId: z.string().max(255).optional(),
+});
+
+/** One message of a thread as history returns it (system and tool messages are not part of it). */
+export const MessageDto = z.object({
+  id: z.string(),
+  type: z.enum(['ai', 'human']),
+  content: z.string(),
+  createdAt: Timestamp.optional(),
+  toolCalls: z.array(StoredToolCall).optional(),
+  reasoning: z.string().optional(),
+  isComplete: z.literal(true).optional(),
+  isReasoning: z.literal(false).optional(),
+  /** How the turn that wrote this AI message ended, when not `finished`. */
+  runStatus: RunEndStatus.optional(),
+  attachment: Attachment.extend({ category: z.string().optional() }).optional(),
+});
+export type MessageDto = z.infer<typeof MessageDto>;
+
+/**
+ * One page of a thread, oldest first. Without a cursor: the newest `limit` messages. `prevCursor` pages to
+ * older messages (`before=`), `nextCursor` to newer ones (`after=`); `null` when there are none.
+ */
+export const TranscriptPage = z.object({
+  messages: z.array(MessageDto),
+  prevCursor: z.string().nullable(),
+  nextCursor: z.string().nullable(),
+  hasOlder: z.boolean(),
+  hasNewer: z.boolean(),
+});
+export type TranscriptPage = z.infer<typeof TranscriptPage>;
+
+/** Name of a tool or action the model may call (the OpenAI function-name rule). */
+export const ToolName = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'a tool name is 1-64 letters, digits, _ or -');
+
+/** A browser tool advertised with a message: `schema` is the JSON schema of its arguments. */
+export const BrowserToolSpec = z.object({
+  name: ToolName,
+  description: z.string().max(2000),
+  schema: z.record(z.unknown()),
+});
+export type BrowserToolSpec = z.infer<typeof BrowserToolSpec>;
+
+/** An agent-UI action advertised with a message (`useAgAction`). */
+export const AgActionSpec = BrowserToolSpec.extend({ hasRender: z.boolean().optional() });
+export type AgActionSpec = z.infer<typeof AgActionSpec>;
+
+/** Longest user message accepted, in characters. */
+export const MESSAGE_MAX_LENGTH = 20_000;
+
+/** Body of `POST /messages/:sessionId`. */
+export const SendMessageBody = z.object({
+  message: z.string().min(1).max(MESSAGE_MAX_LENGTH),
+  /** `true`: answer a `text/event-stream` of the turn's events; otherwise one JSON answer at the end. */
+  stream: z.boolean().optional(),
+  /** The model id, one of `GET /models`; the oracle's default when absent. */
+  model: z.string().max(100).optional(),
+  metadata: z.record(z.unknown()).optional(),
+  attachments: z.array(Attachment).max(10).optional(),
+  tools: z.array(BrowserToolSpec).max(64).optional(),
+  agActions: z.array(AgActionSpec).max(64).optional(),
+  /** IANA time zone of the user, e.g. `Europe/Berlin`. */
+  timezone: z.string().max(64).optional(),
+  homeServer: z.string().max(255).optional(),
+  mcpInvocations: z.record(z.string()).optional(),
+});
+export type SendMessageBody = z.infer<typeof SendMessageBody>;
+
+/** Answer of a non-streamed `POST /messages/:sessionId`. */
+export const SendMessageResult = z.object({
+  message: z.object({ type: z.literal('ai'), content: z.string(), id: z.string() }),
+  sessionId: z.string(),
+});
+export type SendMessageResult = z.infer<typeof SendMessageResult>;
+
+/** Status of a durable run. `queued`, `running` and `recovering` are in flight (re-joinable live). */
+export const RunStatus = z.enum([
+  'queued',
+  'running',
+  'recovering',
+  'finished',
+  'aborted',
+  'interrupted',
+  'failed',
+]);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+/** A durable run: one turn of a session, re-joinable while its events are retained. */
+export const RunInfo = z.object({
+  runId: Id,
+  requestId: z.string(),
+  sessionId: Id,
+  status: RunStatus,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  /** The id of the last event written, for `GET /runs/:runId?after=`. */
+  lastEventId: z.number().int().nonnegative(),
+  /** The answer as far as it got, for runs that ended otherwise than `finished`. */
+  partialText: z.string().optional(),
+});
+export type RunInfo = z.infer<typeof RunInfo>;
+
+/** A model this oracle can answer with (`GET /models`). */
+export const ModelInfo = z.object({
+  id: z.string(),
+  label: z.string(),
+  family: z.string(),
+  tier: z.enum(['everyday', 'balanced', 'top']),
+  costLabel: z.string(),
+  badge: z.string(),
+  blurb: z.string(),
+  vision: z.boolean(),
+  pricing: z.object({
+    inputPerMillion: z.number().nonnegative(),
+    outputPerMillion: z.number().nonnegative(),
+    currency: z.literal('USD'),
+    unit: z.literal('per_million_tokens'),
+  }),
+  isDefault: z.boolean(),
+});
+export type ModelInfo = z.infer<typeof ModelInfo>;
+
+/** A serialized UCAN (base64 of its CAR archive) and its expiry, as `createDelegation` returns it. */
+export const SerializedToken = z.object({
+  serialized: z.string().min(1).max(64_000),
+  /** Epoch milliseconds. */
+  expiresAt: z.number().int().min(1),
+});
+export type SerializedToken = z.infer<typeof SerializedToken>;
+
+/** Answer of `POST /delegation`: the stored delegation's issuer, audience and expiry (epoch ms). */
+export const DelegationStored = z.object({
+  issuer: Did,
+  audience: Did,
+  expiresAt: z.number().int().min(1),
+});
+
+const SessionParams = z.object({ sessionId: Id });
+const Message = z.object({ message: z.string() });
+
+/** Answer of the SSE routes, declared for OpenAPI; the event schemas are components of the document. */
+const EventStream = c.otherResponse({
+  contentType: 'text/event-stream',
+  body: z
+    .string()
+    .describe('Server-sent events: `id: <n>`, `event: <name>`, `data: <JSON>`; see contracts/events.ts'),
+});
+
+/**
+ * The agent ("oracle") service, at the server root (the SDK's `apiUrl` is the base URL). Every route but
+ * `/config` and `/models` needs a capability token (see {@link ORACLE_CAPABILITIES}); failures answer 401
+ * {@link OracleError} with a code per reason.
+ */
+export const oracleContract = c.router(
+  {
+    config: {
+      method: 'GET',
+      path: '/config',
+      summary: "This oracle's public configuration: DIDs, name, model, price, API and WebSocket URLs",
+      metadata: publicRoute,
+      responses: { 200: OracleConfig },
+    },
+    models: {
+      method: 'GET',
+      path: '/models',
+      summary: 'The models this oracle can answer with, and the default',
+      metadata: publicRoute,
+      responses: { 200: z.object({ models: z.array(ModelInfo), default: z.string() }) },
+    },
+    createSession: {
+      method: 'POST',
+      path: '/sessions',
+      summary: 'Creates a chat session of the calling user',
+      metadata: ucan,
+      body: CreateSessionBody.optional(),
+      responses: { 201: ChatSession, 400: OracleError, 401: OracleError, 503: OracleError },
+    },
+    listSessions: {
+      method: 'GET',
+      path: '/sessions',
+      summary: "The calling user's chat sessions, newest first",
+      metadata: ucan,
+      query: z.object({
+        limit: z.coerce.number().int().min(1).max(100).default(20),
+        offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+      }),
+      responses: { 200: SessionPage, 400: OracleError, 401: OracleError, 503: OracleError },
+    },
+    deleteSession: {
+      method: 'DELETE',
+      path: '/sessions/:sessionId',
+      summary: 'Deletes a chat session and its history; a turn in flight is aborted',
+      metadata: ucan,
+      pathParams: SessionParams,
+      body: c.noBody(),
+      responses: { 200: Message, 400: OracleError, 401: OracleError, 404: OracleError, 503: OracleError },
+    },
+    transcript: {
+      method: 'GET',
+      path: '/sessions/:sessionId/messages',
+      summary: 'One page of a thread (opaque cursors; newest page without one)',
+      metadata: ucan,
+      pathParams: SessionParams,
+      query: z.object({
+        limit: z.coerce.number().int().min(1).max(200).default(20),
+        before: z.string().max(200).optional(),
+        after: z.string().max(200).optional(),
+      }),
+      responses: {
+        200: TranscriptPage,
+        400: OracleError,
+        401: OracleError,
+        404: OracleError,
+        503: OracleError,
+      },
+    },
+    currentRun: {
+      method: 'GET',
+      path: '/sessions/:sessionId/run',
+      summary: "The session's latest run (re-join it while it is queued, running or recovering)",
+      metadata: ucan,
+      pathParams: SessionParams,
+      responses: {
+        200: z.object({ run: RunInfo }),
+        400: OracleError,
+        401: OracleError,
+        404: OracleError,
+        503: OracleError,
+      },
+    },
+    // Declared before `send`: `/messages/abort` must not be read as a session id.
+    abort: {
+      method: 'POST',
+      path: '/messages/abort',
+      summary:
+        "Aborts the session's turn in flight; its stream ends with done {status: 'aborted', partialText}",
+      metadata: ucan,
+      body: z.object({ sessionId: Id }),
+      responses: {
+        200: z.object({ success: z.boolean() }),
+        400: OracleError,
+        401: OracleError,
+        404: OracleError,
+        503: OracleError,
+      },
+    },
+    history: {
+      method: 'GET',
+      path: '/messages/:sessionId',
+      summary: 'The whole thread (older clients; prefer the paged transcript)',
+      metadata: ucan,
+      pathParams: SessionParams,
+      responses: {
+        200: z.object({ messages: z.array(MessageDto) }),
+        400: OracleError,
+        401: OracleError,
+        404: OracleError,
+        503: OracleError,
+      },
+    },
+    send: {
+      method: 'POST',
+      path: '/messages/:sessionId',
+      summary: 'Sends a user message; with stream: true answers the turn as server-sent events',
+      description:
+        'With `stream: true` the answer is `text/event-stream` (headers `X-Request-Id`, `X-Run-Id`): a `run` event, ' +
+        "then the turn's events, then `done`. A new message on the same session ends the previous stream. " +
+        'A refusal (401, 402, 404) is JSON before any stream starts.',
+      metadata: { auth: 'ucan', stream: 'optional' } satisfies OracleRouteMetadata,
+      pathParams: SessionParams,
+      body: SendMessageBody,
+      responses: {
+        200: SendMessageResult,
+        400: OracleError,
+        401: OracleError,
+        402: OracleError,
+        404: OracleError,
+        503: OracleError,
+      },
+    },
+    rejoinRun: {
+      method: 'GET',
+      path: '/runs/:runId',
+      summary:
+        "Re-joins a run's events after event id `after` (or the Last-Event-ID header), then follows it live",
+      metadata: { auth: 'ucan', stream: 'always' } satisfies OracleRouteMetadata,
+      pathParams: z.object({ runId: Id }),
+      query: z.object({ after: z.coerce.number().int().min(0).optional() }),
+      headers: z.object({ 'last-event-id': z.string().max(32).optional() }),
+      responses: { 200: EventStream, 400: OracleError, 401: OracleError, 404: OracleError, 503: OracleError },
+    },
+    storeDelegation: {
+      method: 'POST',
+      path: '/delegation',
+      summary: "Stores the user's delegation to this oracle (what createDelegation returns)",
+      metadata: ucan,
+      body: SerializedToken,
+      responses: { 200: DelegationStored, 400: OracleError, 401: OracleError, 503: OracleError },
+    },
+  },
+  { strictStatusCodes: true },
+);
+
+export type OracleContract = typeof oracleContract;
