@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-/** The parts of the service this build can serve (spec parts A and B so far). */
-export const PART_NAMES = ['ussd', 'chain'] as const;
+/** The parts of the service this build can serve: spec parts A, B, and C's agent service (with D's plugins). */
+export const PART_NAMES = ['ussd', 'chain', 'oracle'] as const;
 export type PartName = (typeof PART_NAMES)[number];
 
 /** One path segment: what a chain route prefix may be. */
@@ -51,6 +51,9 @@ export const EnvSchema = z.object({
     .pipe(z.array(z.enum(PART_NAMES)))
     .transform((v): PartName[] => (v.length ? [...new Set(v)] : [...PART_NAMES])),
 
+  /** Directory of the keys a development server generates once and keeps (mode 0600). */
+  DATA_DIR: z.string().default('./data'),
+
   // --- Database ---
   DATABASE_URL: optionalUrl,
   PGLITE_DATA_DIR: z.string().default('./data/pglite'),
@@ -88,6 +91,57 @@ export const EnvSchema = z.object({
   CHAIN_CORS_ORIGINS: list,
   /** Base URL of the oracle API advertised by the embedded fixture chain node's oracle entity. */
   PUBLIC_BASE_URL: optionalUrl,
+
+  // --- Agent (oracle) service (part C) ---
+  /** The DID tokens are addressed to; default: the did:key of ORACLE_SIGNING_KEY. */
+  ORACLE_DID: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(
+      z
+        .string()
+        .regex(/^did:[a-z0-9]+:\S+$/, 'a DID looks like did:<method>:<id>')
+        .optional(),
+    ),
+  /** Ed25519 signing key of the oracle (ucanto's `ed25519.format` form, base64 multibase `M…`). */
+  ORACLE_SIGNING_KEY: optionalSecret,
+  /** The oracle's on-chain entity; default: the fixture node's oracle when CHAIN_GRPC_URL is unset. */
+  ORACLE_ENTITY_DID: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(
+      z
+        .string()
+        .regex(/^did:[a-z0-9]+:\S+$/, 'a DID looks like did:<method>:<id>')
+        .optional(),
+    ),
+  ORACLE_NAME: z.string().min(1).max(80).default('Guide oracle'),
+  /** Browser origins allowed to call the oracle routes (`*`: any; tokens travel in headers, not cookies). */
+  ORACLE_CORS_ORIGINS: list.transform((v) => (v.length ? v : ['*'])),
+  /** How long a run's events stay re-joinable after it ended. */
+  ORACLE_RUN_RETENTION_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
+  /** A run's owner renews its lease this often (a third of it); an expired lease lets another instance resume it. */
+  ORACLE_RUN_LEASE_SECONDS: z.coerce.number().int().min(1).max(600).default(15),
+  /** Interval of the SSE heartbeat comment. */
+  ORACLE_SSE_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).max(300).default(15),
+  /** How long a browser tool or an agent-UI action may take in the user's browser before it is a tool error. */
+  ORACLE_TOOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  /** The scripted model's pause between words (0: as fast as possible). */
+  SCRIPTED_MODEL_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(15),
+  /** A YAML file of extra rules for the scripted model (see README); the built-in rules apply after them. */
+  SCRIPTED_MODEL_RULES: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v)),
+  /** An OpenAI-compatible endpoint, e.g. https://api.openai.com/v1; with OPENAI_MODEL it becomes the default model. */
+  OPENAI_BASE_URL: optionalUrl,
+  OPENAI_API_KEY: optionalSecret,
+  OPENAI_MODEL: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v)),
 });
 
 export type Config = z.infer<typeof EnvSchema>;
@@ -113,9 +167,23 @@ export function loadConfig(env: NodeJS.ProcessEnv | Record<string, string | unde
       missing.push('PIN_ENCRYPTION_KEY (base64 of 32 random bytes: openssl rand -base64 32)');
     }
     if (!config.DATABASE_URL) missing.push('DATABASE_URL (production does not run on the embedded PGlite)');
+    if (config.ENABLED_PARTS.includes('oracle') && !config.ORACLE_SIGNING_KEY) {
+      missing.push("ORACLE_SIGNING_KEY (the oracle's Ed25519 key: npm run oracle:key)");
+    }
     if (missing.length) {
       throw new ConfigError(`Refusing to start in production without:\n  ${missing.join('\n  ')}`);
     }
   }
+  if (config.OPENAI_MODEL && !config.OPENAI_BASE_URL) {
+    throw new ConfigError('Invalid configuration:\n  OPENAI_MODEL is set but OPENAI_BASE_URL is not');
+  }
   return config;
+}
+
+/** The on-chain oracle entity of the embedded fixture chain node (fixtures/chain/entities.yaml). */
+export const FIXTURE_ORACLE_ENTITY_DID = 'did:ixo:entity:oracle7d1e3c9a2b';
+
+/** The oracle's entity DID: ORACLE_ENTITY_DID, else the fixture node's oracle when it runs (no CHAIN_GRPC_URL). */
+export function oracleEntityDid(config: Config): string | undefined {
+  return config.ORACLE_ENTITY_DID ?? (config.CHAIN_GRPC_URL ? undefined : FIXTURE_ORACLE_ENTITY_DID);
 }

@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import type { Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
@@ -14,6 +15,11 @@ export interface PartContext {
   redis: Redis | undefined;
   /** Prometheus registry of this app instance (not the global one, so tests can run several apps). */
   metrics: Registry;
+  /**
+   * `host:port` of the chain node's gRPC endpoint: CHAIN_GRPC_URL, or the embedded fixture node that
+   * server.ts started for the parts that need a chain. Unset: a part falls back to CHAIN_GRPC_URL.
+   */
+  chainGrpcUrl?: string | undefined;
 }
 
 /** One part of the spec (USSD gateway, chain gateway, …) mounted into the app. */
@@ -21,6 +27,8 @@ export interface Part {
   name: string;
   /** Mounted at the app root; each part owns its own paths. */
   router: Router;
+  /** Called once the HTTP server listens (e.g. to attach socket.io to it). */
+  attach?(http: Server): void;
   /** Releases what the part opened itself (timers, channels, servers). Shared connections are closed by main. */
   close(): Promise<void>;
 }

@@ -9,12 +9,18 @@ import { migrateToLatest, openDb, type Db, type DbTarget } from './db/index.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Part, PartContext, PartFactory } from './part.js';
 import { createChainPart } from './chain/part.js';
+import { startFixtureNode } from './chain/fixture-node/fixture-node.js';
+import { createOraclePart } from './oracle/part.js';
 import { createUssdPart } from './ussd/part.js';
 
 const PART_FACTORIES: Record<PartName, PartFactory> = {
   ussd: createUssdPart,
   chain: createChainPart,
+  oracle: createOraclePart,
 };
+
+/** Parts that talk to a chain node (the gateway; the oracle resolves did:ixo users through it). */
+const CHAIN_PARTS: readonly PartName[] = ['chain', 'oracle'];
 
 /** Connections a caller (a test) may hand in instead of having them opened from the configuration. */
 export interface ServerOverrides {
@@ -101,9 +107,20 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
       redis = opened;
     }
 
+    // One chain node for every part that needs one: CHAIN_GRPC_URL, or the embedded fixture node.
+    let chainGrpcUrl = config.CHAIN_GRPC_URL;
+    if (chainGrpcUrl === undefined && config.ENABLED_PARTS.some((p) => CHAIN_PARTS.includes(p))) {
+      const node = await startFixtureNode({
+        publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://localhost:${overrides.port ?? config.PORT}`,
+      });
+      cleanups.push(() => node.close());
+      chainGrpcUrl = node.address;
+      logger.info({ address: node.address }, 'embedded fixture chain node started (CHAIN_GRPC_URL unset)');
+    }
+
     const metrics = new Registry();
     collectDefaultMetrics({ register: metrics });
-    const ctx: PartContext = { config, db, logger, redis, metrics };
+    const ctx: PartContext = { config, db, logger, redis, metrics, chainGrpcUrl };
 
     const parts: Part[] = [];
     for (const name of config.ENABLED_PARTS) {
@@ -122,6 +139,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
           http.closeAllConnections();
         }),
     );
+    for (const part of parts) part.attach?.(http);
     const { port } = http.address() as AddressInfo;
     logger.info(
       { port, parts: config.ENABLED_PARTS, database: db.kind, redis: Boolean(redis) },

@@ -4,13 +4,14 @@ import { createChainGrpcClient } from './grpc-client.js';
 import { createChainRouter } from './router.js';
 
 /**
- * The chain query gateway (spec part B). With CHAIN_GRPC_URL it talks to that node; without it, it starts
- * the embedded fixture node (a real grpc-js server on 127.0.0.1, random port) and stops it on close.
+ * The chain query gateway (spec part B). It talks to the node server.ts resolved (CHAIN_GRPC_URL or the shared
+ * embedded fixture node); composed on its own without either, it starts its own fixture node (a real grpc-js
+ * server on 127.0.0.1, random port) and stops it on close.
  */
 export const createChainPart: PartFactory = async (ctx) => {
   const { config, logger } = ctx;
   let node: FixtureNode | undefined;
-  let url = config.CHAIN_GRPC_URL;
+  let url = ctx.chainGrpcUrl ?? config.CHAIN_GRPC_URL;
   if (url === undefined) {
     node = await startFixtureNode({
       publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`,

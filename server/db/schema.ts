@@ -13,6 +13,14 @@ export interface Database {
   phones: PhonesTable;
   /** Append-only security events of the USSD accounts (migration 0002). */
   audit_log: AuditLogTable;
+  /** Chat sessions of the agent service (migration 0003). */
+  oracle_sessions: OracleSessionsTable;
+  /** Messages of the chat sessions, ordered by `seq` (migration 0003). */
+  oracle_messages: OracleMessagesTable;
+  /** Durable runs, one per turn (migration 0003). */
+  oracle_runs: OracleRunsTable;
+  /** Users' delegations to the oracle (migration 0003). */
+  oracle_delegations: OracleDelegationsTable;
 }
 
 export interface AppMetaTable {
@@ -55,4 +63,60 @@ export interface AuditLogTable {
   /** Masked phone number (maskPhone), never the full number. */
   phone: string | null;
   detail: ColumnType<Record<string, unknown>, string | undefined, string>;
+}
+
+export interface OracleSessionsTable {
+  session_id: string;
+  user_did: string;
+  oracle_did: string;
+  title: string | null;
+  room_id: string | null;
+  created_at: Generated<Date>;
+  last_updated_at: Generated<Date>;
+}
+
+export interface OracleMessagesTable {
+  /** bigint identity: the order of the transcript and its cursor. */
+  seq: ColumnType<number | string, never, never>;
+  id: string;
+  session_id: string;
+  type: 'ai' | 'human';
+  content: string;
+  tool_calls: ColumnType<unknown[] | null, string | null | undefined, string | null>;
+  reasoning: string | null;
+  run_status: string | null;
+  attachment: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  created_at: Generated<Date>;
+}
+
+export interface OracleRunsTable {
+  run_id: string;
+  session_id: string;
+  user_did: string;
+  request_id: string;
+  status: 'queued' | 'running' | 'recovering' | 'finished' | 'aborted' | 'interrupted' | 'failed';
+  attempt: Generated<number>;
+  /** Instance executing the run while its lease holds. */
+  owner: string | null;
+  lease_expires_at: Date | null;
+  partial_text: Generated<string>;
+  last_event_id: ColumnType<number, number | undefined, number>;
+  /** The turn has called a tool: it is never re-run after a crash. */
+  tools_started: Generated<boolean>;
+  /** The turn's request (message, tools, actions, model; never a token), to resume it. */
+  request: ColumnType<Record<string, unknown>, string, string>;
+  error: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+  ended_at: Date | null;
+}
+
+export interface OracleDelegationsTable {
+  user_did: string;
+  oracle_did: string;
+  cid: string;
+  /** The delegation as the client sent it (base64 CAR); it grants the oracle, and only the oracle, its capability. */
+  serialized: string;
+  expires_at: Date;
+  stored_at: Generated<Date>;
 }

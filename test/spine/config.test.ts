@@ -11,7 +11,7 @@ describe('server/config.ts', () => {
       USSD_RATE_LIMIT_PER_MINUTE: 100,
       TRUST_PROXY_ENABLED: false,
       CHAIN_ROUTE_PREFIX: 'ixo',
-      ENABLED_PARTS: ['ussd', 'chain'],
+      ENABLED_PARTS: ['ussd', 'chain', 'oracle'],
     });
     expect(config.DATABASE_URL).toBeUndefined();
     expect(config.REDIS_URL).toBeUndefined();
@@ -27,8 +27,19 @@ describe('server/config.ts', () => {
       NODE_ENV: 'production',
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test',
       PIN_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      ORACLE_SIGNING_KEY: 'MgCY1B4pkDdXa5CG0C+oTn3SNCUmPOy8zMyQZiSbTzeJ7VO0BXR1c5kvNVFMBTuKvGfYuJbqFZ9Ut7lqDHITs5qKzoY8=',
     });
     expect(config.NODE_ENV).toBe('production');
+  });
+
+  it('refuses to start the oracle in production without its signing key', () => {
+    const env = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test',
+      PIN_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    };
+    expect(() => loadConfig(env)).toThrow(/ORACLE_SIGNING_KEY/);
+    expect(loadConfig({ ...env, ENABLED_PARTS: 'ussd,chain' }).ENABLED_PARTS).toEqual(['ussd', 'chain']);
   });
 
   it('names every invalid variable', () => {

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely/migration';
 import * as m0001 from './0001-app-meta.js';
 import * as m0002 from './0002-ussd-accounts.js';
+import * as m0003 from './0003-oracle.js';
 
 /**
  * Every migration, in order. Static imports (not a folder scan) so the list is checked by the compiler and
@@ -9,4 +10,5 @@ import * as m0002 from './0002-ussd-accounts.js';
 export const migrations: Record<string, Migration> = {
   '0001-app-meta': m0001,
   '0002-ussd-accounts': m0002,
+  '0003-oracle': m0003,
 };

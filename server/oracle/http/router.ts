@@ -1,0 +1,290 @@
+import { randomUUID } from 'node:crypto';
+import { createExpressEndpoints, initServer } from '@ts-rest/express';
+import type { Request, Response, RequestHandler } from 'express';
+import type { Router } from 'express';
+import { oracleContract, type OracleRouteMetadata, type Price } from '../../../contracts/oracle.js';
+import type { Config } from '../../config.js';
+import { AuthError } from '../auth/auth-error.js';
+import { authenticate, tokensFromHeaders, type AuthContext } from '../auth/authenticate.js';
+import type { TokenVerifier } from '../auth/token-verifier.js';
+import type { OracleIdentity } from '../identity.js';
+import type { ModelRegistry } from '../models/registry.js';
+import type { RunManager } from '../runs/run-manager.js';
+import type { TurnRequest } from '../runtime/turn-loop.js';
+import type { DelegationStore } from '../store/delegations.js';
+import type { MessageStore } from '../store/messages.js';
+import { toRunInfo, type RunStore } from '../store/runs.js';
+import { toChatSession, type SessionStore } from '../store/sessions.js';
+import { openEventStream } from './event-stream.js';
+import { notFound, OracleHttpError, oracleErrorHandler } from './oracle-error.js';
+
+declare module 'express-serve-static-core' {
+  interface Locals {
+    /** The caller, set by the oracle's auth middleware on every route that needs a token. */
+    auth?: AuthContext;
+  }
+}
+
+/** A check run before a turn is accepted (e.g. the credits plugin's balance); throws an OracleHttpError to refuse. */
+export type TurnGuard = (turn: {
+  userDid: string;
+  sessionId: string;
+  requestId: string;
+  model: string;
+}) => Promise<void>;
+
+/** What the routes of the agent service work with. */
+export interface OracleServices {
+  config: Config;
+  identity: OracleIdentity;
+  verifier: TokenVerifier;
+  models: ModelRegistry;
+  sessions: SessionStore;
+  messages: MessageStore;
+  runs: RunStore;
+  delegations: DelegationStore;
+  manager: RunManager;
+  /** Checks before a turn starts, in order (plugins add them). */
+  turnGuards: TurnGuard[];
+  /** The price of a turn (the credits plugin sets it; 0 otherwise). */
+  price(): Price;
+}
+
+const s = initServer();
+
+/** The caller of an authenticated route (the middleware ran; anything else is a programming error). */
+function caller(res: Response): AuthContext {
+  const auth = res.locals.auth;
+  if (!auth) throw new AuthError('auth_missing');
+  return auth;
+}
+
+/**
+ * Middleware that authenticates the caller from the request's capability tokens (contracts/oracle.ts). Used
+ * on every oracle route whose metadata says `auth: 'ucan'`, and on plugins' HTTP modules.
+ */
+export function requireCaller(verifier: TokenVerifier): RequestHandler {
+  return (req, res, next) => {
+    authenticate(tokensFromHeaders(req.headers), verifier)
+      .then((auth) => {
+        res.locals.auth = auth;
+        next();
+      })
+      .catch(next);
+  };
+}
+
+/** The base URL clients reach this server at: PUBLIC_BASE_URL, else the request's own origin. */
+export function publicBaseUrl(config: Config, req: Request): string {
+  return (
+    config.PUBLIC_BASE_URL ?? `${req.protocol}://${req.get('host') ?? `localhost:${config.PORT}`}`
+  ).replace(/\/+$/, '');
+}
+
+/**
+ * The agent service's HTTP routes (contracts/oracle.ts), implemented on an Express router with the service's
+ * auth middleware, validation errors answered as OracleError, and the streaming answers of chat turns.
+ */
+export function mountOracleRoutes(router: Router, svc: OracleServices): void {
+  const { config, identity, sessions, messages, runs, manager } = svc;
+  const heartbeatMs = config.ORACLE_SSE_HEARTBEAT_SECONDS * 1000;
+  const view = { oracleName: identity.name, oracleEntityDid: identity.entityDid };
+
+  const ownedSession = async (res: Response, sessionId: string) => {
+    const row = await sessions.get(caller(res).userDid, sessionId);
+    if (!row) throw notFound();
+    return row;
+  };
+
+  const impl = s.router(oracleContract, {
+    config: ({ req }) =>
+      Promise.resolve({
+        status: 200,
+        body: {
+          did: identity.did,
+          ...(identity.entityDid ? { entityDid: identity.entityDid } : {}),
+          name: identity.name,
+          model: svc.models.default,
+          price: svc.price(),
+          apiUrl: publicBaseUrl(config, req),
+          wsUrl: publicBaseUrl(config, req),
+        },
+      }),
+
+    models: () =>
+      Promise.resolve({ status: 200, body: { models: svc.models.list(), default: svc.models.default } }),
+
+    createSession: async ({ body, res }) => {
+      const row = await sessions.create(caller(res).userDid, { title: body?.title, roomId: body?.roomId });
+      return { status: 201, body: toChatSession(row, view) };
+    },
+
+    listSessions: async ({ query, res }) => {
+      const { rows, total } = await sessions.list(caller(res).userDid, query.limit, query.offset);
+      return { status: 200, body: { sessions: rows.map((r) => toChatSession(r, view)), total } };
+    },
+
+    deleteSession: async ({ params, res }) => {
+      await ownedSession(res, params.sessionId);
+      await manager.deleteSession(params.sessionId);
+      await sessions.delete(caller(res).userDid, params.sessionId);
+      return { status: 200, body: { message: 'Session deleted.' } };
+    },
+
+    transcript: async ({ params, query, res }) => {
+      await ownedSession(res, params.sessionId);
+      return { status: 200, body: await messages.page(params.sessionId, query) };
+    },
+
+    history: async ({ params, res }) => {
+      await ownedSession(res, params.sessionId);
+      return { status: 200, body: { messages: await messages.all(params.sessionId) } };
+    },
+
+    currentRun: async ({ params, res }) => {
+      await ownedSession(res, params.sessionId);
+      const row = await runs.latest(params.sessionId);
+      if (!row) throw notFound('Run');
+      return { status: 200, body: { run: toRunInfo(row) } };
+    },
+
+    abort: async ({ body, res }) => {
+      await ownedSession(res, body.sessionId);
+      const inFlight = (await runs.inFlight(body.sessionId)).length > 0;
+      // The answer goes out first; then the stream ends with done {status: 'aborted'} (the published SDK
+      // awaits this answer before it drops its own connection).
+      if (inFlight) {
+        const abort = (): void => {
+          manager
+            .abortSession(body.sessionId)
+            .catch((err: unknown) => res.locals.logger.warn({ err }, 'abort failed'));
+        };
+        res.once('finish', abort);
+      }
+      return { status: 200, body: { success: inFlight } };
+    },
+
+    send: async ({ params, body, res }) => {
+      const { userDid, delegation } = caller(res);
+      await ownedSession(res, params.sessionId);
+      const model = body.model ?? svc.models.default;
+      if (!svc.models.get(model)) {
+        throw new OracleHttpError(400, 'unknown_model', `Unknown model ${model}; see GET /models.`);
+      }
+      // A turn acts for the user: it needs their delegation, sent now or stored before (spec §5 C4).
+      if (delegation) {
+        await svc.delegations.put(delegation);
+      } else {
+        const stored = await svc.delegations.get(userDid);
+        if (!stored) throw new AuthError('delegation_missing');
+        if (stored.expiresAt.getTime() <= Date.now()) throw new AuthError('delegation_expired');
+      }
+      const requestId = randomUUID();
+      for (const guard of svc.turnGuards)
+        await guard({ userDid, sessionId: params.sessionId, requestId, model });
+
+      const request: TurnRequest = {
+        message: body.message,
+        model,
+        tools: body.tools,
+        agActions: body.agActions,
+        metadata: body.metadata,
+        timezone: body.timezone,
+      };
+      const [attachment] = body.attachments ?? [];
+      const { runId } = await manager.startRun({
+        sessionId: params.sessionId,
+        userDid,
+        requestId,
+        request,
+        userMessage: { id: randomUUID(), attachment },
+      });
+
+      if (body.stream) {
+        const stream = openEventStream(res, {
+          heartbeatMs,
+          headers: { 'x-request-id': requestId, 'x-run-id': runId },
+        });
+        void manager
+          .follow(runId, 0, stream.write, stream.signal)
+          .catch((err: unknown) => res.locals.logger.warn({ err, runId }, 'stream: following the run failed'))
+          .finally(stream.end);
+        return { status: 200, body: stream.body as never };
+      }
+
+      // Not streamed: the answer once the turn is over (a dropped connection does not stop the turn).
+      res.setHeader('x-run-id', runId);
+      let content = '';
+      let status = 'finished';
+      const gone = new AbortController();
+      res.once('close', () => gone.abort());
+      await manager.follow(
+        runId,
+        0,
+        (record) => {
+          if (record.event === 'message') content += (record.data as { content: string }).content;
+          if (record.event === 'done') {
+            const done = record.data as { status: string; partialText?: string };
+            status = done.status;
+            if (done.partialText !== undefined) content = done.partialText;
+          }
+        },
+        gone.signal,
+      );
+      if (status === 'failed')
+        throw new OracleHttpError(503, 'unavailable', 'The model failed to answer; try again.');
+      return {
+        status: 200,
+        body: { message: { type: 'ai' as const, content, id: requestId }, sessionId: params.sessionId },
+      };
+    },
+
+    rejoinRun: async ({ params, query, headers, res }) => {
+      const row = await runs.get(params.runId);
+      if (!row || row.user_did !== caller(res).userDid || !(await manager.followable(row)))
+        throw notFound('Run');
+      const lastEventId = headers['last-event-id'];
+      const fromHeader =
+        lastEventId !== undefined && /^\d{1,16}$/.test(lastEventId) ? Number(lastEventId) : undefined;
+      const after = query.after ?? fromHeader ?? 0;
+      const stream = openEventStream(res, {
+        heartbeatMs,
+        headers: { 'x-request-id': row.request_id, 'x-run-id': row.run_id },
+      });
+      void manager
+        .follow(row.run_id, after, stream.write, stream.signal)
+        .catch((err: unknown) => res.locals.logger.warn({ err }, 'stream: re-join failed'))
+        .finally(stream.end);
+      return { status: 200, body: stream.body as never };
+    },
+
+    storeDelegation: async ({ body, res }) => {
+      const { userDid } = caller(res);
+      const token = await svc.verifier.verifyDelegation(body.serialized);
+      if (token.issuer !== userDid) throw new AuthError('auth_issuer_mismatch');
+      await svc.delegations.put(token);
+      return {
+        status: 200,
+        body: {
+          issuer: token.issuer,
+          audience: token.audience,
+          expiresAt: token.expiresAt ?? body.expiresAt,
+        },
+      };
+    },
+  });
+
+  const authMiddleware = requireCaller(svc.verifier);
+  createExpressEndpoints(oracleContract, impl, router, {
+    logInitialization: false,
+    requestValidationErrorHandler: (err, req, res, next) =>
+      oracleErrorHandler(err, req as Request, res, next),
+    globalMiddleware: [
+      (req, res, next) => {
+        const meta = (req.tsRestRoute as { metadata?: OracleRouteMetadata }).metadata;
+        if (meta?.auth === 'public') return next();
+        authMiddleware(req as Request, res, next);
+      },
+    ],
+  });
+}

@@ -1,0 +1,71 @@
+import { EventEmitter } from 'node:events';
+import type { Redis } from 'ioredis';
+
+/** Commands and results that must reach whichever instance holds a run or waits for a browser call. */
+export type ControlMessage =
+  | { type: 'abort'; runId: string; reason: 'aborted' | 'superseded' | 'deleted' }
+  | {
+      type: 'frontend_result';
+      toolCallId: string;
+      /** The user whose socket answered; the waiting call ignores anyone but the session's owner. */
+      userDid: string;
+      sessionId: string;
+      result: unknown;
+      error: string | undefined;
+    };
+
+/** Publish/subscribe between the instances of the agent service (in process, or Redis pub/sub). */
+export interface ControlBus {
+  publish(message: ControlMessage): Promise<void>;
+  subscribe(listener: (message: ControlMessage) => void): () => void;
+  close(): Promise<void>;
+}
+
+/** One instance: messages go straight to this process's listeners. */
+export function createLocalControlBus(): ControlBus {
+  const emitter = new EventEmitter();
+  emitter.setMaxListeners(0);
+  return {
+    publish(message) {
+      emitter.emit('message', message);
+      return Promise.resolve();
+    },
+    subscribe(listener) {
+      emitter.on('message', listener);
+      return () => emitter.off('message', listener);
+    },
+    close() {
+      emitter.removeAllListeners();
+      return Promise.resolve();
+    },
+  };
+}
+
+/** Every instance: one channel (`<prefix>control`) on Redis; each instance hears its own messages too. */
+export function createRedisControlBus(redis: Redis, prefix: string): ControlBus {
+  const channel = `${prefix}control`;
+  const local = createLocalControlBus();
+  const sub = redis.duplicate({ enableAutoPipelining: false, enableOfflineQueue: true });
+  sub.on('error', () => undefined);
+  sub.on('message', (ch: string, text: string) => {
+    if (ch !== channel) return;
+    try {
+      void local.publish(JSON.parse(text) as ControlMessage);
+    } catch {
+      // not ours
+    }
+  });
+  // Not awaited: with Redis down the service starts and the subscription happens once it answers
+  // (ioredis subscribes again after every reconnect).
+  sub.subscribe(channel).catch(() => undefined);
+  return {
+    async publish(message) {
+      await redis.publish(channel, JSON.stringify(message));
+    },
+    subscribe: (listener) => local.subscribe(listener),
+    async close() {
+      await local.close();
+      await sub.quit().catch(() => sub.disconnect());
+    },
+  };
+}

@@ -1,0 +1,34 @@
+import type { ServerEventName } from '../../../contracts/events.js';
+
+/** One event of a run, as stored and replayed: its id (integer, growing within the run), name and payload. */
+export interface RunEventRecord {
+  id: number;
+  event: ServerEventName;
+  data: unknown;
+}
+
+/**
+ * Where a run's events live while it is re-joinable: in process (embedded default) or in Redis (every
+ * instance sees them). The instance executing a run is its only writer.
+ */
+export interface RunEventLog {
+  /** Appends in call order; the returned promise settles once the event is stored. */
+  append(runId: string, record: RunEventRecord): Promise<void>;
+  /** Every retained event with `id > after`, in order. */
+  read(runId: string, after: number): Promise<RunEventRecord[]>;
+  /** Calls `listener` for each event appended from now on (by any instance, for the shared log). */
+  subscribe(runId: string, listener: (record: RunEventRecord) => void): Promise<() => void>;
+  /** Keeps the events for `seconds` more, then forgets them (called when the run ends). */
+  retain(runId: string, seconds: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Ids of an attempt: attempt × 1,000,000 + n. A resumed run (attempt 2, 3 …) thus always continues above every
+ * id a client may have seen before a crash, even when the in-process log of the crashed instance is gone.
+ */
+export const IDS_PER_ATTEMPT = 1_000_000;
+
+export function firstIdOfAttempt(attempt: number): number {
+  return attempt * IDS_PER_ATTEMPT + 1;
+}

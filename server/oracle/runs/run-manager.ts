@@ -1,0 +1,469 @@
+import { randomUUID } from 'node:crypto';
+import type { RunEndStatus, ServerEventName, ServerEventPayload } from '../../../contracts/events.js';
+import type { Logger } from '../../logger.js';
+import type { TurnOutcome, TurnRequest } from '../runtime/turn-loop.js';
+import type { MessageStore } from '../store/messages.js';
+import { IN_FLIGHT, type RunRow, type RunStore } from '../store/runs.js';
+import type { SessionStore } from '../store/sessions.js';
+import type { ControlBus } from './control-bus.js';
+import { firstIdOfAttempt, IDS_PER_ATTEMPT, type RunEventLog, type RunEventRecord } from './event-log.js';
+
+/** Why a run is being stopped from outside. */
+type StopReason = 'aborted' | 'superseded' | 'deleted' | 'shutdown';
+
+/** Executes the turn of a run; provided by the runtime (prompt, model, tools). */
+export type RunExecutor = (run: {
+  row: RunRow;
+  request: TurnRequest;
+  continueFrom: string | undefined;
+  emit: <N extends ServerEventName>(event: N, data: ServerEventPayload<N>) => void;
+  signal: AbortSignal;
+}) => Promise<TurnOutcome>;
+
+export interface RunManagerOptions {
+  runs: RunStore;
+  messages: MessageStore;
+  sessions: SessionStore;
+  log: RunEventLog;
+  bus: ControlBus;
+  execute: RunExecutor;
+  logger: Logger;
+  leaseMs: number;
+  retentionSeconds: number;
+  /** Only this process uses the database (embedded PGlite): at start it resumes every run in flight at once. */
+  exclusiveDatabase: boolean;
+  /** How often the answer so far is saved (default 1 s). */
+  checkpointMs?: number;
+}
+
+interface ActiveRun {
+  row: RunRow;
+  nextId: number;
+  lastId: number;
+  partialText: string;
+  toolsStarted: boolean;
+  dirty: boolean;
+  controller: AbortController;
+  stopReason: StopReason | undefined;
+  appends: Promise<void>;
+  finished: Promise<void>;
+}
+
+/**
+ * Durable runs: each turn executes inside a run recorded in the database, its events kept in the run event log
+ * for re-joining. The instance executing a run holds a lease and renews it; when an instance dies (or shuts
+ * down and lets go) another one, or the next start, claims the run and resumes it (`run` with `resumed`) or, if
+ * it had already called a tool, ends it `interrupted` with its partial text.
+ */
+export class RunManager {
+  readonly instanceId = randomUUID();
+  private readonly active = new Map<string, ActiveRun>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly unsubscribe: () => void;
+  private closing = false;
+
+  constructor(private readonly o: RunManagerOptions) {
+    this.unsubscribe = o.bus.subscribe((message) => {
+      if (message.type === 'abort') this.stopLocal(message.runId, message.reason);
+    });
+  }
+
+  /** Starts the timers (lease renewal, checkpoints, orphan sweeps) and resumes what earlier instances left. */
+  async start(): Promise<void> {
+    const every = (ms: number, fn: () => Promise<void>): void => {
+      const timer = setInterval(() => {
+        fn().catch((err: unknown) => this.o.logger.warn({ err }, 'runs: background task failed'));
+      }, ms);
+      timer.unref();
+      this.timers.push(timer);
+    };
+    every(Math.max(250, Math.floor(this.o.leaseMs / 3)), () =>
+      this.o.runs.renew(this.instanceId, [...this.active.keys()], this.o.leaseMs),
+    );
+    every(this.o.checkpointMs ?? 1000, () => this.checkpointAll());
+    if (!this.o.exclusiveDatabase)
+      every(Math.max(500, Math.floor(this.o.leaseMs / 2)), () => this.recover(false));
+    await this.recover(this.o.exclusiveDatabase);
+  }
+
+  /**
+   * Starts a turn in a new run: ends a run of the same session still in flight (`aborted`: one stream per
+   * session, and its partial answer is stored before the new question), stores the user's message, records
+   * the run and executes it.
+   */
+  async startRun(params: {
+    sessionId: string;
+    userDid: string;
+    requestId: string;
+    request: TurnRequest;
+    userMessage: { id: string; attachment?: Record<string, unknown> | undefined };
+  }): Promise<{ runId: string }> {
+    await this.stopSession(params.sessionId, 'superseded');
+    await this.o.messages.insert({
+      id: params.userMessage.id,
+      sessionId: params.sessionId,
+      type: 'human',
+      content: params.request.message,
+      attachment: params.userMessage.attachment,
+    });
+    await this.o.sessions.touch(
+      params.sessionId,
+      params.request.message.replace(/\s+/g, ' ').trim().slice(0, 80),
+    );
+    const runId = `run_${randomUUID()}`;
+    const row = await this.o.runs.create({
+      runId,
+      sessionId: params.sessionId,
+      userDid: params.userDid,
+      requestId: params.requestId,
+      owner: this.instanceId,
+      leaseMs: this.o.leaseMs,
+      request: params.request as unknown as Record<string, unknown>,
+    });
+    const run = this.track(row, '');
+    this.emit(run, 'run', { runId, requestId: row.request_id, sessionId: row.session_id });
+    this.execute(run, params.request, undefined);
+    return { runId };
+  }
+
+  /** Aborts the session's run in flight (on whichever instance holds it). False when there is none. */
+  async abortSession(sessionId: string): Promise<boolean> {
+    return this.stopSession(sessionId, 'aborted');
+  }
+
+  /** Ends the session's runs in flight before the session is deleted. */
+  async deleteSession(sessionId: string): Promise<void> {
+    await this.stopSession(sessionId, 'deleted');
+  }
+
+  /**
+   * Follows a run's events after `after`: the retained ones first, then live ones, each exactly once and in
+   * order, until `done` or until `signal` aborts. Resolves when it stops.
+   */
+  async follow(
+    runId: string,
+    after: number,
+    write: (record: RunEventRecord) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
+    let last = after;
+    let replaying = true;
+    let finished = false;
+    const buffered: RunEventRecord[] = [];
+    let resolveDone!: () => void;
+    const done = new Promise<void>((resolve) => (resolveDone = resolve));
+    let unsubscribe = (): void => undefined;
+    const finish = (): void => {
+      if (finished) return;
+      finished = true;
+      unsubscribe();
+      signal.removeEventListener('abort', finish);
+      resolveDone();
+    };
+    const deliver = (record: RunEventRecord): void => {
+      if (finished || record.id <= last) return;
+      last = record.id;
+      write(record);
+      if (record.event === 'done') finish();
+    };
+    signal.addEventListener('abort', finish, { once: true });
+    if (signal.aborted) return;
+    unsubscribe = await this.o.log.subscribe(runId, (record) => {
+      if (replaying) buffered.push(record);
+      else deliver(record);
+    });
+    if (finished) unsubscribe();
+    for (const record of await this.o.log.read(runId, after)) deliver(record);
+    replaying = false;
+    for (const record of buffered.splice(0)) deliver(record);
+    // Asked for what comes after the end: a run that ended has written its `done` (at or before `after`).
+    if (!finished) {
+      const row = await this.o.runs.get(runId);
+      if (!row || !IN_FLIGHT.includes(row.status)) finish();
+    }
+    await done;
+  }
+
+  /** Whether a run's events can still be followed: it is in flight, or its events are retained. */
+  async followable(row: RunRow): Promise<boolean> {
+    if (IN_FLIGHT.includes(row.status)) return true;
+    return (await this.o.log.read(row.run_id, 0)).length > 0;
+  }
+
+  /**
+   * Stops executing. Runs in flight are let go (`recovering`, lease expired) so that the next instance, or
+   * the next start, resumes them; their events stay where they are.
+   */
+  async close(): Promise<void> {
+    this.closing = true;
+    for (const timer of this.timers.splice(0)) clearInterval(timer);
+    this.unsubscribe();
+    const runs = [...this.active.values()];
+    for (const run of runs) {
+      run.stopReason = 'shutdown';
+      run.controller.abort();
+    }
+    await Promise.all(runs.map((r) => r.finished));
+    await this.checkpointAll().catch(() => undefined);
+    await this.o.runs
+      .release(
+        this.instanceId,
+        runs.map((r) => r.row.run_id),
+      )
+      .catch((err: unknown) => this.o.logger.warn({ err }, 'runs: could not release runs at shutdown'));
+  }
+
+  // --- internals ---
+
+  private track(row: RunRow, partialText: string): ActiveRun {
+    const run: ActiveRun = {
+      row,
+      nextId: firstIdOfAttempt(row.attempt - 1),
+      lastId: 0,
+      partialText,
+      toolsStarted: row.tools_started,
+      dirty: false,
+      controller: new AbortController(),
+      stopReason: undefined,
+      appends: Promise.resolve(),
+      finished: Promise.resolve(),
+    };
+    this.active.set(row.run_id, run);
+    return run;
+  }
+
+  private emit<N extends ServerEventName>(run: ActiveRun, event: N, data: ServerEventPayload<N>): void {
+    if (run.nextId % IDS_PER_ATTEMPT === 0) throw new Error('a run attempt may not write a million events');
+    const record: RunEventRecord = { id: run.nextId++, event, data };
+    run.lastId = record.id;
+    if (event === 'message') run.partialText += (data as ServerEventPayload<'message'>).content;
+    if (event === 'tool_call' || event === 'browser_tool_call' || event === 'action_call') {
+      if (!run.toolsStarted) {
+        run.toolsStarted = true;
+        // Saved at once: a crash from here on must not re-run the tool.
+        void this.checkpoint(run);
+      }
+    }
+    run.dirty = true;
+    const append = this.o.log.append(run.row.run_id, record);
+    run.appends = run.appends.then(
+      () => append,
+      () => append,
+    );
+    append.catch((err: unknown) =>
+      this.o.logger.warn({ err, runId: run.row.run_id }, 'runs: an event could not be stored for re-joining'),
+    );
+  }
+
+  private execute(run: ActiveRun, request: TurnRequest, continueFrom: string | undefined): void {
+    const { row } = run;
+    run.finished = (async () => {
+      let outcome: TurnOutcome;
+      try {
+        outcome = await this.o.execute({
+          row,
+          request,
+          continueFrom,
+          emit: (event, data) => this.emit(run, event, data),
+          signal: run.controller.signal,
+        });
+      } catch (err) {
+        this.o.logger.error({ err, runId: row.run_id }, 'runs: the turn threw');
+        outcome = {
+          status: 'failed',
+          text: run.partialText,
+          reasoning: '',
+          toolCalls: [],
+          error: 'The turn failed.',
+        };
+      }
+      if (run.stopReason === 'shutdown') {
+        this.active.delete(row.run_id);
+        await run.appends.catch(() => undefined);
+        return;
+      }
+      await this.finish(
+        run,
+        outcome.status === 'finished' || !run.stopReason ? outcome.status : 'aborted',
+        outcome,
+      );
+    })();
+  }
+
+  private async finish(run: ActiveRun, status: RunEndStatus, outcome: TurnOutcome): Promise<void> {
+    const { row } = run;
+    const text = outcome.text;
+    try {
+      if (text || outcome.toolCalls.length || outcome.reasoning) {
+        await this.o.messages
+          .insert({
+            id: row.request_id,
+            sessionId: row.session_id,
+            type: 'ai',
+            content: text,
+            toolCalls: outcome.toolCalls,
+            reasoning: outcome.reasoning,
+            runStatus: status,
+          })
+          // The session was deleted meanwhile: nothing to keep.
+          .catch((err: unknown) => {
+            if (run.stopReason !== 'deleted') throw err;
+          });
+      }
+      if (status === 'failed') {
+        this.emit(run, 'error', {
+          error: outcome.error ?? 'The turn failed.',
+          code: 'turn_failed',
+          timestamp: new Date().toISOString(),
+        });
+      }
+      this.emit(run, 'done', status === 'finished' ? { status } : { status, partialText: text });
+      await run.appends.catch(() => undefined);
+      await this.o.runs.end(row.run_id, {
+        status,
+        partialText: text,
+        lastEventId: run.lastId,
+        error: outcome.error,
+      });
+      if (run.stopReason !== 'deleted') await this.o.sessions.touch(row.session_id);
+    } catch (err) {
+      this.o.logger.error({ err, runId: row.run_id }, 'runs: could not record the end of a run');
+    } finally {
+      this.active.delete(row.run_id);
+      await this.o.log.retain(row.run_id, this.o.retentionSeconds).catch(() => undefined);
+    }
+  }
+
+  private stopLocal(runId: string, reason: StopReason): boolean {
+    const run = this.active.get(runId);
+    if (!run) return false;
+    run.stopReason ??= reason;
+    run.controller.abort();
+    return true;
+  }
+
+  /** Stops the session's runs in flight; waits for local ones to finish. True when there was one. */
+  private async stopSession(sessionId: string, reason: StopReason): Promise<boolean> {
+    const rows = await this.o.runs.inFlight(sessionId);
+    const waits: Promise<void>[] = [];
+    for (const row of rows) {
+      const local = this.active.get(row.run_id);
+      if (local) {
+        this.stopLocal(row.run_id, reason);
+        waits.push(local.finished);
+      } else if (row.lease_expires_at && row.lease_expires_at.getTime() > Date.now()) {
+        await this.o.bus.publish({
+          type: 'abort',
+          runId: row.run_id,
+          reason: reason === 'shutdown' ? 'aborted' : reason,
+        });
+        waits.push(this.waitEnded(row.run_id, 2000));
+      } else {
+        // Nobody holds it: end it here, keeping what it had written.
+        await this.endOrphan(row, 'aborted');
+      }
+    }
+    await Promise.all(waits);
+    return rows.length > 0;
+  }
+
+  private async waitEnded(runId: string, timeoutMs: number): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    while (Date.now() < until) {
+      const row = await this.o.runs.get(runId);
+      if (!row || !IN_FLIGHT.includes(row.status)) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /** Ends a run nobody executes: its answer so far is kept, its stream gets `done`. */
+  private async endOrphan(row: RunRow, status: 'aborted' | 'interrupted'): Promise<void> {
+    const partialText = await this.partialTextOf(row);
+    if (!(await this.o.runs.end(row.run_id, { status, partialText, lastEventId: Number(row.last_event_id) })))
+      return;
+    if (partialText) {
+      await this.o.messages
+        .insert({
+          id: row.request_id,
+          sessionId: row.session_id,
+          type: 'ai',
+          content: partialText,
+          runStatus: status,
+        })
+        .catch(() => undefined);
+    }
+    // Above every id of the attempt that was cut off.
+    const id = firstIdOfAttempt(row.attempt);
+    await this.o.log
+      .append(row.run_id, { id, event: 'done', data: { status, partialText } })
+      .catch(() => undefined);
+    await this.o.log.retain(row.run_id, this.o.retentionSeconds).catch(() => undefined);
+  }
+
+  /** The answer so far: rebuilt from the retained events when there are any, else the last checkpoint. */
+  private async partialTextOf(row: RunRow): Promise<string> {
+    const records = await this.o.log.read(row.run_id, 0).catch(() => [] as RunEventRecord[]);
+    if (records.length === 0) return row.partial_text;
+    let text = '';
+    for (const r of records) {
+      if (r.event === 'message') text += (r.data as ServerEventPayload<'message'>).content;
+      if (r.event === 'run') {
+        const partialLength = (r.data as ServerEventPayload<'run'>).partialLength;
+        if (partialLength !== undefined) text = text.slice(0, partialLength);
+      }
+    }
+    return text.length >= row.partial_text.length ? text : row.partial_text;
+  }
+
+  /** Claims runs whose instance is gone and resumes them (or ends them `interrupted`). */
+  private async recover(all: boolean): Promise<void> {
+    if (this.closing) return;
+    const rows = await this.o.runs.claimOrphans(this.instanceId, this.o.leaseMs, 20, all);
+    for (const row of rows) await this.resume(row);
+  }
+
+  private async resume(row: RunRow): Promise<void> {
+    const partialText = await this.partialTextOf(row);
+    const records = await this.o.log.read(row.run_id, 0).catch(() => [] as RunEventRecord[]);
+    const calledTools =
+      row.tools_started ||
+      records.some(
+        (r) => r.event === 'tool_call' || r.event === 'browser_tool_call' || r.event === 'action_call',
+      );
+    this.o.logger.info({ runId: row.run_id, attempt: row.attempt, calledTools }, 'runs: recovering a run');
+    if (calledTools) {
+      // Re-running the turn could repeat a tool's side effect: end it with what it had.
+      const run = this.track(row, partialText);
+      await this.finish(run, 'interrupted', {
+        status: 'aborted',
+        text: partialText,
+        reasoning: '',
+        toolCalls: [],
+      });
+      return;
+    }
+    const run = this.track(row, partialText);
+    this.emit(run, 'run', {
+      runId: row.run_id,
+      requestId: row.request_id,
+      sessionId: row.session_id,
+      resumed: true,
+      partialLength: partialText.length,
+    });
+    await this.o.runs.markRunning(row.run_id, this.instanceId);
+    this.execute(run, row.request as unknown as TurnRequest, partialText);
+  }
+
+  private async checkpointAll(): Promise<void> {
+    await Promise.all([...this.active.values()].filter((r) => r.dirty).map((r) => this.checkpoint(r)));
+  }
+
+  private async checkpoint(run: ActiveRun): Promise<void> {
+    run.dirty = false;
+    await this.o.runs.checkpoint(run.row.run_id, this.instanceId, {
+      partialText: run.partialText,
+      lastEventId: run.lastId,
+      toolsStarted: run.toolsStarted,
+    });
+  }
+}

@@ -1,0 +1,333 @@
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import { zodToJsonSchema } from 'zod-to-json-schema';
+import type { ServerEventName, ServerEventPayload } from '../../../contracts/events.js';
+import type { AgActionSpec, BrowserToolSpec, MessageDto, StoredToolCall } from '../../../contracts/oracle.js';
+import type { Logger } from '../../logger.js';
+import type { ChatModel, ModelMessage, ModelTool, ModelToolCall } from '../models/model.js';
+import type { FrontendBridge } from './frontend-bridge.js';
+import { toolOutputText, type ServerTool, type ToolContext } from './tools.js';
+
+/** What a turn was asked, as stored with its run (no token ever: it is replayed to resume the run). */
+export interface TurnRequest {
+  message: string;
+  model?: string | undefined;
+  tools?: BrowserToolSpec[] | undefined;
+  agActions?: AgActionSpec[] | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  timezone?: string | undefined;
+}
+
+/** Sends one event of the turn (to the run's event log). */
+export type TurnEmit = <N extends ServerEventName>(event: N, data: ServerEventPayload<N>) => void;
+
+export interface TurnInput {
+  sessionId: string;
+  userDid: string;
+  runId: string;
+  requestId: string;
+  roomId: string;
+  request: TurnRequest;
+  /** The thread up to this turn's user message (stored before the turn starts), oldest first. */
+  history: MessageDto[];
+  systemPrompt: string;
+  state: Record<string, unknown>;
+  /** Resuming after a crash: the answer so far, which the model continues. */
+  continueFrom?: string | undefined;
+}
+
+export interface TurnDeps {
+  model: ChatModel;
+  serverTools: ServerTool[];
+  bridge: FrontendBridge;
+  toolTimeoutMs: number;
+  logger: Logger;
+  emit: TurnEmit;
+  signal: AbortSignal;
+}
+
+/** How a turn ended and what it produced (folded into one AI message). */
+export interface TurnOutcome {
+  status: 'finished' | 'aborted' | 'failed';
+  text: string;
+  reasoning: string;
+  toolCalls: StoredToolCall[];
+  /** A failure's message, safe to show (no stack, no secret). */
+  error?: string | undefined;
+}
+
+/** Most model calls of one turn (each tool round trip is one more). */
+export const MAX_STEPS = 8;
+/** Most messages of the thread sent to the model. */
+const HISTORY_LIMIT = 50;
+
+/**
+ * One turn of the agent: call the model with the thread, the plugins' server tools and the request's browser
+ * tools and agent-UI actions; run the tools it calls (server tools here, browser tools and actions in the
+ * user's browser over the socket); give it their results; repeat until it answers without a tool call. Every
+ * step is an event. A tool that fails, throws or gets bad arguments is a tool error the model sees.
+ */
+export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOutcome> {
+  const { emit, signal } = deps;
+  const now = (): string => new Date().toISOString();
+  const ref = { sessionId: input.sessionId, requestId: input.requestId };
+  const outcome: TurnOutcome = {
+    status: 'finished',
+    text: input.continueFrom ?? '',
+    reasoning: '',
+    toolCalls: [],
+  };
+
+  const browserTools = new Map((input.request.tools ?? []).map((t) => [t.name, t]));
+  const actions = new Map((input.request.agActions ?? []).map((a) => [a.name, a]));
+  const serverTools = new Map(deps.serverTools.map((t) => [t.name, t]));
+  const modelTools: ModelTool[] = [
+    ...deps.serverTools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      parameters: jsonSchemaOf(t),
+    })),
+    ...[...browserTools.values()].filter((t) => !serverTools.has(t.name)).map(fromSpec),
+    ...[...actions.values()]
+      .filter((a) => !serverTools.has(a.name) && !browserTools.has(a.name))
+      .map(fromSpec),
+  ];
+
+  const history = input.history.slice(-HISTORY_LIMIT);
+  const last = history[history.length - 1];
+  const messages: ModelMessage[] = [
+    { role: 'system', content: input.systemPrompt },
+    ...historyToModel(history),
+  ];
+  if (last?.type !== 'human' || last.content !== input.request.message) {
+    messages.push({ role: 'user', content: input.request.message });
+  }
+
+  const renderComponent = (name: string, args: Record<string, unknown>): void => {
+    const eventId = `cmp_${randomUUID()}`;
+    emit('render_component', { ...ref, eventId, componentName: name, args, status: 'done' });
+    outcome.toolCalls.push({ id: eventId, name, kind: 'component', args, status: 'done' });
+  };
+  const toolContext: Omit<ToolContext, 'signal'> = {
+    userDid: input.userDid,
+    sessionId: input.sessionId,
+    runId: input.runId,
+    requestId: input.requestId,
+    roomId: input.roomId,
+    logger: deps.logger,
+    state: input.state,
+    renderComponent,
+  };
+
+  let reasoningOpen = false;
+  try {
+    for (let step = 0; step < MAX_STEPS; step++) {
+      const calls: ModelToolCall[] = [];
+      let stepText = '';
+      for await (const chunk of deps.model.stream({
+        messages,
+        tools: modelTools,
+        signal,
+        continueFrom: step === 0 ? input.continueFrom : undefined,
+      })) {
+        if (signal.aborted) break;
+        switch (chunk.type) {
+          case 'text':
+            stepText += chunk.text;
+            outcome.text += chunk.text;
+            emit('message', { content: chunk.text, timestamp: now() });
+            break;
+          case 'reasoning':
+            reasoningOpen = true;
+            outcome.reasoning += chunk.text;
+            emit('reasoning', { ...ref, reasoning: chunk.text, isComplete: false });
+            break;
+          case 'component':
+            renderComponent(chunk.name, chunk.args);
+            break;
+          case 'tool-call':
+            calls.push({ ...chunk.call, id: `call_${randomUUID()}` });
+            break;
+        }
+      }
+      if (reasoningOpen) {
+        emit('reasoning', { ...ref, reasoning: '', isComplete: true });
+        reasoningOpen = false;
+      }
+      if (signal.aborted) return { ...outcome, status: 'aborted' };
+      if (calls.length === 0) return outcome;
+
+      messages.push({ role: 'assistant', content: stepText, toolCalls: calls });
+      for (const call of calls) {
+        if (signal.aborted) return { ...outcome, status: 'aborted' };
+        const stored = await runCall(call);
+        outcome.toolCalls.push(stored);
+        messages.push({
+          role: 'tool',
+          toolCallId: call.id,
+          name: call.name,
+          content: stored.status === 'error' ? `Error: ${stored.error ?? 'failed'}` : (stored.output ?? ''),
+        });
+      }
+    }
+    deps.logger.warn({ runId: input.runId }, 'turn stopped after the most model calls a turn may make');
+    return outcome;
+  } catch (err) {
+    if (signal.aborted) return { ...outcome, status: 'aborted' };
+    deps.logger.error({ err, runId: input.runId }, 'turn failed');
+    return { ...outcome, status: 'failed', error: 'The model failed to answer; try again.' };
+  }
+
+  async function runCall(call: ModelToolCall): Promise<StoredToolCall> {
+    const server = serverTools.get(call.name);
+    if (server) {
+      emit('tool_call', {
+        ...ref,
+        toolCallId: call.id,
+        eventId: call.id,
+        toolName: call.name,
+        args: call.args,
+        status: 'isRunning',
+      });
+      const result = await runServerTool(server, call, { ...toolContext, signal });
+      emit('tool_call', {
+        ...ref,
+        toolCallId: call.id,
+        eventId: call.id,
+        toolName: call.name,
+        args: call.args,
+        ...result,
+      });
+      return { id: call.id, name: call.name, kind: 'tool', args: call.args, ...result };
+    }
+    const browser = browserTools.get(call.name);
+    const action = browser ? undefined : actions.get(call.name);
+    if (!browser && !action) {
+      const error = `There is no tool named ${call.name}.`;
+      emit('tool_call', {
+        ...ref,
+        toolCallId: call.id,
+        eventId: call.id,
+        toolName: call.name,
+        args: call.args,
+        status: 'error',
+        error,
+      });
+      return { id: call.id, name: call.name, kind: 'tool', args: call.args, status: 'error', error };
+    }
+    const kind = browser ? 'browser_tool' : 'action';
+    if (kind === 'browser_tool') {
+      emit('tool_call', {
+        ...ref,
+        toolCallId: call.id,
+        eventId: call.id,
+        toolName: call.name,
+        args: call.args,
+        status: 'isRunning',
+      });
+      emit('browser_tool_call', { ...ref, toolCallId: call.id, toolName: call.name, args: call.args });
+    } else {
+      emit('action_call', {
+        ...ref,
+        toolCallId: call.id,
+        toolName: call.name,
+        args: call.args,
+        status: 'isRunning',
+      });
+    }
+    const answer = await deps.bridge.call({
+      kind,
+      sessionId: input.sessionId,
+      userDid: input.userDid,
+      requestId: input.requestId,
+      toolCallId: call.id,
+      toolName: call.name,
+      args: call.args,
+      timeoutMs: deps.toolTimeoutMs,
+      signal,
+    });
+    const result = answer.ok
+      ? { status: 'done' as const, output: toolOutputText(answer.result) }
+      : { status: 'error' as const, error: answer.error };
+    if (kind === 'browser_tool') {
+      emit('tool_call', {
+        ...ref,
+        toolCallId: call.id,
+        eventId: call.id,
+        toolName: call.name,
+        args: call.args,
+        ...result,
+      });
+    } else {
+      emit('action_call', { ...ref, toolCallId: call.id, toolName: call.name, args: call.args, ...result });
+    }
+    return { id: call.id, name: call.name, kind, args: call.args, ...result };
+  }
+}
+
+async function runServerTool(
+  tool: ServerTool,
+  call: ModelToolCall,
+  ctx: ToolContext,
+): Promise<{ status: 'done'; output: string } | { status: 'error'; error: string }> {
+  const parsed = tool.parameters.safeParse(call.args);
+  if (!parsed.success) {
+    const issues = parsed.error.issues
+      .map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`)
+      .join('; ');
+    return { status: 'error', error: `Invalid arguments for ${tool.name}: ${issues}` };
+  }
+  try {
+    return { status: 'done', output: toolOutputText(await tool.handler(parsed.data, ctx)) };
+  } catch (err) {
+    ctx.logger.warn({ err, tool: tool.name }, 'server tool failed');
+    return { status: 'error', error: err instanceof Error ? err.message.slice(0, 500) : 'The tool failed.' };
+  }
+}
+
+function fromSpec(spec: BrowserToolSpec): ModelTool {
+  return { name: spec.name, description: spec.description, parameters: spec.schema };
+}
+
+/** The JSON schema of a server tool's arguments, made once per tool. */
+const schemas = new WeakMap<ServerTool, Record<string, unknown>>();
+
+function jsonSchemaOf(tool: ServerTool): Record<string, unknown> {
+  let schema = schemas.get(tool);
+  if (!schema) {
+    const { $schema: _drop, ...rest } = zodToJsonSchema(tool.parameters as z.ZodType, {
+      target: 'openApi3',
+    }) as Record<string, unknown>;
+    schema = rest;
+    schemas.set(tool, schema);
+  }
+  return schema;
+}
+
+function historyToModel(history: MessageDto[]): ModelMessage[] {
+  const out: ModelMessage[] = [];
+  for (const m of history) {
+    if (m.type === 'human') {
+      out.push({ role: 'user', content: m.content });
+      continue;
+    }
+    const calls = (m.toolCalls ?? []).filter((c) => c.kind !== 'component' && c.status !== 'isRunning');
+    if (calls.length) {
+      out.push({
+        role: 'assistant',
+        content: '',
+        toolCalls: calls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+      });
+      for (const c of calls) {
+        out.push({
+          role: 'tool',
+          toolCallId: c.id,
+          name: c.name,
+          content: c.status === 'error' ? `Error: ${c.error ?? 'failed'}` : (c.output ?? ''),
+        });
+      }
+    }
+    out.push({ role: 'assistant', content: m.content });
+  }
+  return out;
+}

@@ -1,0 +1,153 @@
+import type { Server as HttpServer } from 'node:http';
+import { createAdapter } from '@socket.io/redis-adapter';
+import type { Redis } from 'ioredis';
+import { Server, type Socket } from 'socket.io';
+import {
+  ActionCallResultEvent,
+  ToolResultEvent,
+  type ServerEventPayload,
+  type SocketServerEventName,
+} from '../../../contracts/events.js';
+import type { Logger } from '../../logger.js';
+import { AuthError } from '../auth/auth-error.js';
+import { authenticate } from '../auth/authenticate.js';
+import type { TokenVerifier } from '../auth/token-verifier.js';
+import type { FrontendBridge, FrontendCall } from '../runtime/frontend-bridge.js';
+import type { SessionStore } from '../store/sessions.js';
+
+/** What a socket is, once its handshake passed. */
+interface SocketData {
+  userDid: string;
+  sessionId: string;
+}
+
+/** The session's socket.io channel: browser tools, actions, tool calls and components to the user's tabs. */
+export interface OracleSockets {
+  attach(http: HttpServer): void;
+  /** Emits an event to every socket of the session (on any instance, with Redis). */
+  emitToSession<N extends SocketServerEventName>(
+    sessionId: string,
+    event: N,
+    payload: ServerEventPayload<N>,
+  ): void;
+  /** Sends a browser tool call or an action call to the session's sockets. */
+  sendFrontendCall(call: FrontendCall): void;
+  close(): Promise<void>;
+}
+
+/**
+ * socket.io on the service's HTTP server (namespace `/`, path `/socket.io`). The handshake carries
+ * `auth: {invocation?, ucanDelegation}` and `query: {sessionId, userDid}`: the tokens are verified like any
+ * request's, `userDid` must be their issuer and the session theirs, or the handshake is refused
+ * (`connect_error` with `data.code`). An accepted socket joins its session's room. With Redis, the Redis
+ * adapter carries room events between instances.
+ */
+export function createOracleSockets(deps: {
+  verifier: TokenVerifier;
+  sessions: SessionStore;
+  bridge: () => FrontendBridge;
+  corsOrigins: string[];
+  redis: Redis | undefined;
+  logger: Logger;
+}): OracleSockets {
+  let io: Server | undefined;
+  const adapterClients: Redis[] = [];
+
+  const refuse = (code: string, message: string): Error & { data: unknown } =>
+    Object.assign(new Error(message), {
+      data: { code, statusCode: code === 'session_not_found' ? 404 : 401 },
+    });
+
+  const onConnection = (socket: Socket): void => {
+    const { userDid, sessionId } = socket.data as SocketData;
+    void socket.join(sessionId);
+    socket.emit('connected', {
+      message: 'Connected to the oracle',
+      sessionId,
+      timestamp: new Date().toISOString(),
+    });
+    const answer = (toolCallId: string, result: unknown, error: string | undefined): void => {
+      deps
+        .bridge()
+        .answer({ type: 'frontend_result', toolCallId, userDid, sessionId, result, error })
+        .catch((err: unknown) => deps.logger.warn({ err }, 'socket: a result could not be forwarded'));
+    };
+    socket.on('tool_result', (payload: unknown) => {
+      const parsed = ToolResultEvent.safeParse(payload);
+      if (parsed.success) answer(parsed.data.toolCallId, parsed.data.result, parsed.data.error);
+    });
+    socket.on('action_call_result', (payload: unknown) => {
+      const parsed = ActionCallResultEvent.safeParse(payload);
+      if (parsed.success) answer(parsed.data.toolCallId, parsed.data.result, parsed.data.error);
+    });
+  };
+
+  return {
+    attach(http) {
+      io = new Server(http, {
+        serveClient: false,
+        cors: { origin: deps.corsOrigins.includes('*') ? '*' : deps.corsOrigins },
+        // Results of browser tools may be large (page contents): 2 MB.
+        maxHttpBufferSize: 2 * 1024 * 1024,
+      });
+      if (deps.redis) {
+        const pub = deps.redis.duplicate({ enableOfflineQueue: true });
+        const sub = deps.redis.duplicate({ enableOfflineQueue: true });
+        for (const c of [pub, sub]) c.on('error', () => undefined);
+        adapterClients.push(pub, sub);
+        io.adapter(createAdapter(pub, sub));
+      }
+      io.use((socket, next) => {
+        const auth = (socket.handshake.auth ?? {}) as { invocation?: unknown; ucanDelegation?: unknown };
+        const query = socket.handshake.query;
+        const sessionId = typeof query['sessionId'] === 'string' ? query['sessionId'] : undefined;
+        const userDid = typeof query['userDid'] === 'string' ? query['userDid'] : undefined;
+        const tokens = {
+          invocation: typeof auth.invocation === 'string' && auth.invocation ? auth.invocation : undefined,
+          delegation:
+            typeof auth.ucanDelegation === 'string' && auth.ucanDelegation ? auth.ucanDelegation : undefined,
+        };
+        (async () => {
+          if (!sessionId || !userDid)
+            throw refuse('bad_request', 'The handshake needs query sessionId and userDid.');
+          const caller = await authenticate(tokens, deps.verifier);
+          if (caller.userDid !== userDid) throw new AuthError('auth_issuer_mismatch');
+          if (!(await deps.sessions.get(userDid, sessionId)))
+            throw refuse('session_not_found', 'Chat session not found.');
+          socket.data = { userDid, sessionId } satisfies SocketData;
+        })().then(
+          () => next(),
+          (err: unknown) => {
+            if (err instanceof AuthError) return next(refuse(err.code, err.message));
+            if (err instanceof Error && 'data' in err) return next(err);
+            deps.logger.warn({ err }, 'socket: handshake failed');
+            next(refuse('unavailable', 'The service could not check the handshake; try again.'));
+          },
+        );
+      });
+      io.on('connection', onConnection);
+    },
+    emitToSession(sessionId, event, payload) {
+      io?.to(sessionId).emit(event, payload);
+    },
+    sendFrontendCall(call) {
+      const ref = {
+        sessionId: call.sessionId,
+        requestId: call.requestId,
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+      };
+      if (call.kind === 'browser_tool')
+        io?.to(call.sessionId).emit('browser_tool_call', { ...ref, args: call.args });
+      else io?.to(call.sessionId).emit('action_call', { ...ref, args: call.args, status: 'isRunning' });
+    },
+    async close() {
+      if (io) {
+        io.disconnectSockets(true);
+        io.engine.close();
+        io = undefined;
+      }
+      await Promise.all(adapterClients.splice(0).map((c) => c.quit().catch(() => c.disconnect())));
+    },
+  };
+}

@@ -1,0 +1,152 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { MessageDto, StoredToolCall, TranscriptPage } from '../../../contracts/oracle.js';
+import type { Database, OracleMessagesTable } from '../../db/schema.js';
+
+type Row = Selectable<OracleMessagesTable>;
+
+/** A message to store. */
+export interface NewMessage {
+  id: string;
+  sessionId: string;
+  type: 'ai' | 'human';
+  content: string;
+  toolCalls?: StoredToolCall[] | undefined;
+  reasoning?: string | undefined;
+  /** How the turn ended, when not `finished`. */
+  runStatus?: string | undefined;
+  attachment?: Record<string, unknown> | undefined;
+}
+
+/** A transcript cursor could not be read. */
+export class BadCursorError extends Error {
+  override name = 'BadCursorError';
+}
+
+/**
+ * Messages of chat sessions, in `seq` order. Cursors are opaque to clients: base64url of `s<seq>`, so paging is
+ * stable while new messages arrive.
+ */
+export class MessageStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(message: NewMessage): Promise<void> {
+    await this.db
+      .insertInto('oracle_messages')
+      .values({
+        id: message.id,
+        session_id: message.sessionId,
+        type: message.type,
+        content: message.content,
+        tool_calls: message.toolCalls?.length ? JSON.stringify(message.toolCalls) : null,
+        reasoning: message.reasoning || null,
+        run_status: message.runStatus ?? null,
+        attachment: message.attachment ? JSON.stringify(message.attachment) : null,
+      })
+      .onConflict((oc) => oc.columns(['session_id', 'id']).doNothing())
+      .execute();
+  }
+
+  /** The whole thread, oldest first. */
+  async all(sessionId: string): Promise<MessageDto[]> {
+    const rows = await this.db
+      .selectFrom('oracle_messages')
+      .selectAll()
+      .where('session_id', '=', sessionId)
+      .orderBy('seq')
+      .execute();
+    return rows.map(toDto);
+  }
+
+  /** The messages a model sees as the thread so far (oldest first, at most `limit` of the newest). */
+  async recent(sessionId: string, limit: number): Promise<MessageDto[]> {
+    const rows = await this.db
+      .selectFrom('oracle_messages')
+      .selectAll()
+      .where('session_id', '=', sessionId)
+      .orderBy('seq', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.reverse().map(toDto);
+  }
+
+  /** One page (TranscriptPage): the newest without a cursor, older with `before`, newer with `after`. */
+  async page(
+    sessionId: string,
+    query: { limit: number; before?: string | undefined; after?: string | undefined },
+  ): Promise<TranscriptPage> {
+    if (query.before !== undefined && query.after !== undefined) {
+      throw new BadCursorError('give before or after, not both');
+    }
+    const before = query.before === undefined ? undefined : decodeCursor(query.before);
+    const after = query.after === undefined ? undefined : decodeCursor(query.after);
+    let q = this.db.selectFrom('oracle_messages').selectAll().where('session_id', '=', sessionId);
+    if (before !== undefined) q = q.where('seq', '<', before);
+    if (after !== undefined) q = q.where('seq', '>', after);
+    // One more row than asked tells whether there is more in the direction of travel.
+    const rows = await q
+      .orderBy('seq', after !== undefined ? 'asc' : 'desc')
+      .limit(query.limit + 1)
+      .execute();
+    const more = rows.length > query.limit;
+    const page = rows.slice(0, query.limit);
+    if (after === undefined) page.reverse();
+    const first = page[0];
+    const last = page[page.length - 1];
+    const hasOlder =
+      after !== undefined ? first !== undefined && (await this.exists(sessionId, '<', seqOf(first))) : more;
+    const hasNewer =
+      after !== undefined
+        ? more
+        : last !== undefined && before !== undefined && (await this.exists(sessionId, '>', seqOf(last)));
+    return {
+      messages: page.map(toDto),
+      prevCursor: hasOlder && first ? encodeCursor(seqOf(first)) : null,
+      nextCursor: hasNewer && last ? encodeCursor(seqOf(last)) : null,
+      hasOlder,
+      hasNewer,
+    };
+  }
+
+  private async exists(sessionId: string, op: '<' | '>', seq: number): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('oracle_messages')
+      .select('seq')
+      .where('session_id', '=', sessionId)
+      .where('seq', op, seq)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+}
+
+function seqOf(row: Row): number {
+  return Number(row.seq);
+}
+
+function encodeCursor(seq: number): string {
+  return Buffer.from(`s${seq}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): number {
+  const text = /^[A-Za-z0-9_-]{1,40}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
+  const match = /^s(\d{1,15})$/.exec(text);
+  if (!match?.[1]) throw new BadCursorError(`not a transcript cursor: ${cursor.slice(0, 40)}`);
+  return Number(match[1]);
+}
+
+function toDto(row: Row): MessageDto {
+  const toolCalls = row.tool_calls as StoredToolCall[] | null;
+  return {
+    id: row.id,
+    type: row.type,
+    content: row.content,
+    createdAt: row.created_at.toISOString(),
+    ...(toolCalls?.length ? { toolCalls } : {}),
+    ...(row.reasoning ? { reasoning: row.reasoning } : {}),
+    ...(row.type === 'ai' ? { isComplete: true as const, isReasoning: false as const } : {}),
+    ...(row.run_status && row.run_status !== 'finished'
+      ? { runStatus: row.run_status as NonNullable<MessageDto['runStatus']> }
+      : {}),
+    ...(row.attachment ? { attachment: row.attachment as NonNullable<MessageDto['attachment']> } : {}),
+  };
+}

@@ -1,0 +1,189 @@
+import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
+import type { RunInfo, RunStatus } from '../../../contracts/oracle.js';
+import type { Database, OracleRunsTable } from '../../db/schema.js';
+
+export type RunRow = Selectable<OracleRunsTable>;
+
+/** Statuses of a run in flight. */
+export const IN_FLIGHT: readonly RunStatus[] = ['queued', 'running', 'recovering'];
+
+/** Durable run records. An instance owns a run while its lease holds and renews it; expired leases are claimed. */
+export class RunStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async create(run: {
+    runId: string;
+    sessionId: string;
+    userDid: string;
+    requestId: string;
+    owner: string;
+    leaseMs: number;
+    request: Record<string, unknown>;
+  }): Promise<RunRow> {
+    return this.db
+      .insertInto('oracle_runs')
+      .values({
+        run_id: run.runId,
+        session_id: run.sessionId,
+        user_did: run.userDid,
+        request_id: run.requestId,
+        status: 'running',
+        owner: run.owner,
+        lease_expires_at: new Date(Date.now() + run.leaseMs),
+        request: JSON.stringify(run.request),
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  async get(runId: string): Promise<RunRow | undefined> {
+    return this.db.selectFrom('oracle_runs').selectAll().where('run_id', '=', runId).executeTakeFirst();
+  }
+
+  /** The session's newest run. */
+  async latest(sessionId: string): Promise<RunRow | undefined> {
+    return this.db
+      .selectFrom('oracle_runs')
+      .selectAll()
+      .where('session_id', '=', sessionId)
+      .orderBy('created_at', 'desc')
+      .orderBy('run_id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
+  /** Runs of a session still in flight (normally at most one). */
+  async inFlight(sessionId: string): Promise<RunRow[]> {
+    return this.db
+      .selectFrom('oracle_runs')
+      .selectAll()
+      .where('session_id', '=', sessionId)
+      .where('status', 'in', IN_FLIGHT)
+      .execute();
+  }
+
+  /** Saves how far the answer got, so a crash loses at most what came after. */
+  async checkpoint(
+    runId: string,
+    owner: string,
+    state: { partialText: string; lastEventId: number; toolsStarted: boolean },
+  ): Promise<void> {
+    await this.db
+      .updateTable('oracle_runs')
+      .set({
+        partial_text: state.partialText,
+        last_event_id: state.lastEventId,
+        ...(state.toolsStarted ? { tools_started: true } : {}),
+        updated_at: new Date(),
+      })
+      .where('run_id', '=', runId)
+      .where('owner', '=', owner)
+      .execute();
+  }
+
+  /** Ends a run (once: a run already ended keeps its first ending). True when this call ended it. */
+  async end(
+    runId: string,
+    ending: { status: RunStatus; partialText: string; lastEventId: number; error?: string | undefined },
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable('oracle_runs')
+      .set({
+        status: ending.status,
+        partial_text: ending.partialText,
+        last_event_id: ending.lastEventId,
+        error: ending.error ?? null,
+        owner: null,
+        lease_expires_at: null,
+        updated_at: new Date(),
+        ended_at: new Date(),
+      })
+      .where('run_id', '=', runId)
+      .where('status', 'in', IN_FLIGHT)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  /** Renews the leases of every run this instance executes. */
+  async renew(owner: string, runIds: string[], leaseMs: number): Promise<void> {
+    if (runIds.length === 0) return;
+    await this.db
+      .updateTable('oracle_runs')
+      .set({ lease_expires_at: new Date(Date.now() + leaseMs) })
+      .where('owner', '=', owner)
+      .where('run_id', 'in', runIds)
+      .where('status', 'in', IN_FLIGHT)
+      .execute();
+  }
+
+  /** Gives up ownership (graceful shutdown): the run waits, `recovering`, for the next instance to resume it. */
+  async release(owner: string, runIds: string[]): Promise<void> {
+    if (runIds.length === 0) return;
+    await this.db
+      .updateTable('oracle_runs')
+      .set({ status: 'recovering', lease_expires_at: new Date(0), updated_at: new Date() })
+      .where('owner', '=', owner)
+      .where('run_id', 'in', runIds)
+      .where('status', 'in', IN_FLIGHT)
+      .execute();
+  }
+
+  /**
+   * Claims in-flight runs whose lease expired (their instance died or let go), at most `limit`, atomically:
+   * two instances never claim the same run. `all` claims every in-flight run regardless of its lease (a single
+   * embedded instance at start-up: nobody else can own them).
+   */
+  async claimOrphans(owner: string, leaseMs: number, limit: number, all = false): Promise<RunRow[]> {
+    const now = new Date();
+    const orphan = <E extends ExpressionBuilder<Database, 'oracle_runs'>>(eb: E) =>
+      all ? eb.val(true) : eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', now)]);
+    const candidates = this.db
+      .selectFrom('oracle_runs')
+      .select('run_id')
+      .where('status', 'in', IN_FLIGHT)
+      .where(orphan)
+      .orderBy('created_at')
+      .limit(limit);
+    return (
+      this.db
+        .updateTable('oracle_runs')
+        .set({
+          owner,
+          status: 'recovering',
+          attempt: sql`attempt + 1`,
+          lease_expires_at: new Date(now.getTime() + leaseMs),
+          updated_at: now,
+        })
+        .where('run_id', 'in', candidates)
+        .where('status', 'in', IN_FLIGHT)
+        // Re-checked on the locked row: a concurrent claim has renewed the lease, so only one instance wins.
+        .where(orphan)
+        .returningAll()
+        .execute()
+    );
+  }
+
+  /** Marks a claimed run as running again. */
+  async markRunning(runId: string, owner: string): Promise<void> {
+    await this.db
+      .updateTable('oracle_runs')
+      .set({ status: 'running', updated_at: new Date() })
+      .where('run_id', '=', runId)
+      .where('owner', '=', owner)
+      .execute();
+  }
+}
+
+/** The wire form of a run (contracts/oracle.ts RunInfo). */
+export function toRunInfo(row: RunRow): RunInfo {
+  return {
+    runId: row.run_id,
+    requestId: row.request_id,
+    sessionId: row.session_id,
+    status: row.status,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+    lastEventId: Number(row.last_event_id),
+    ...(row.status !== 'finished' && row.partial_text ? { partialText: row.partial_text } : {}),
+  };
+}

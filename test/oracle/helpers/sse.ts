@@ -1,0 +1,81 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+
+/** One server-sent event as a real client reads it. */
+export interface SseEvent {
+  id: number | undefined;
+  event: string;
+  data: unknown;
+}
+
+/**
+ * Reads a `text/event-stream` body with eventsource-parser (the framing parser browsers' EventSource
+ * polyfills use), chunk by chunk as the network delivers it. `onEvent` may stop reading by returning true.
+ */
+export async function readSse(
+  body: ReadableStream<Uint8Array>,
+  onEvent?: (event: SseEvent, all: SseEvent[]) => boolean | void,
+  onComment?: (comment: string) => boolean | void,
+): Promise<{ events: SseEvent[]; comments: string[]; stoppedEarly: boolean; raw: string }> {
+  let raw = '';
+  const events: SseEvent[] = [];
+  const comments: string[] = [];
+  let stop = false;
+  const parser = createParser({
+    onEvent(message: EventSourceMessage) {
+      const event: SseEvent = {
+        id: message.id === undefined ? undefined : Number(message.id),
+        event: message.event ?? 'message',
+        data: JSON.parse(message.data) as unknown,
+      };
+      events.push(event);
+      if (onEvent?.(event, events)) stop = true;
+    },
+    onComment(comment) {
+      comments.push(comment.trim());
+      if (onComment?.(comment.trim())) stop = true;
+    },
+  });
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  try {
+    while (!stop) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const text = decoder.decode(value, { stream: true });
+      raw += text;
+      parser.feed(text);
+    }
+  } finally {
+    if (stop) await reader.cancel().catch(() => undefined);
+    else reader.releaseLock();
+  }
+  return { events, comments, stoppedEarly: stop, raw };
+}
+
+/** The text of a stream's answer: its `message` deltas joined. */
+export function answerText(events: SseEvent[]): string {
+  return events
+    .filter((e) => e.event === 'message')
+    .map((e) => (e.data as { content: string }).content)
+    .join('');
+}
+
+/** Parses a whole SSE text fed in pieces of `sizes` bytes (cycled): what a client sees when frames split. */
+export function parseInPieces(raw: string, sizes: number[]): SseEvent[] {
+  const events: SseEvent[] = [];
+  const parser = createParser({
+    onEvent(message) {
+      events.push({
+        id: message.id === undefined ? undefined : Number(message.id),
+        event: message.event ?? 'message',
+        data: JSON.parse(message.data) as unknown,
+      });
+    },
+  });
+  for (let i = 0, k = 0; i < raw.length; k++) {
+    const size = sizes[k % sizes.length] ?? 1;
+    parser.feed(raw.slice(i, i + size));
+    i += size;
+  }
+  return events;
+}
