@@ -106,8 +106,8 @@ describe('pagination (flat dotted query keys, Cosmos semantics)', () => {
     expect(entities.body).toMatchObject({ entities: [{ type: 'project' }], pagination: { total: '4' } });
     const docs = await gw.request.get('/ixo/did/dids?pagination.offset=4');
     // No limit: the default page size, and the total is counted.
-    expect(docs.body).toMatchObject({ pagination: { next_key: null, total: '5' } });
-    expect((docs.body as { iidDocuments: unknown[] }).iidDocuments).toHaveLength(1);
+    expect(docs.body).toMatchObject({ pagination: { next_key: null, total: '6' } });
+    expect((docs.body as { iidDocuments: unknown[] }).iidDocuments).toHaveLength(2);
     const tokens = await gw.request.get(
       '/ixo/token/minter/did:ixo:entity:2f5a5c0a9e1c4b3d8f7e6a5b4c3d2e1f?pagination.limit=1',
     );

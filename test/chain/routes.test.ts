@@ -317,7 +317,7 @@ describe('token', () => {
 describe('iid', () => {
   it('IidDocuments lists entity and non-entity DID documents; IidDocument by DID', async () => {
     const list = await ok(chainContract.iid.iidDocuments, '/ixo/did/dids');
-    expect((list['iidDocuments'] as unknown[]).length).toBe(5);
+    expect((list['iidDocuments'] as unknown[]).length).toBe(6);
     const agent = 'did:ixo:ixo1agent4x9k2m7q3w8e5r6t0y1u2i3o4p5a6s';
     const doc = await ok(chainContract.iid.iidDocument, `/ixo/did/dids/${agent}`);
     expect(doc).toMatchObject({
