@@ -143,9 +143,12 @@ export function createOracleSockets(deps: {
     },
     async close() {
       if (io) {
-        io.disconnectSockets(true);
-        io.engine.close();
+        const server = io;
         io = undefined;
+        // Local sockets only: a broadcast through the adapter would outlive its Redis clients.
+        server.local.disconnectSockets(true);
+        // Not adapter.close(): its unsubscribe commands are not awaited and would be cut off by the quit below.
+        server.engine.close();
       }
       await Promise.all(adapterClients.splice(0).map((c) => c.quit().catch(() => c.disconnect())));
     },

@@ -73,7 +73,14 @@ export function oracleApi(baseUrl: string, user: OracleUser) {
         body: JSON.stringify({ stream: true, ...body }),
       });
       if (!response.ok || !response.body) {
-        return { response, events: [] as SseEvent[], comments: [] as string[], stoppedEarly: false, raw: '' };
+        return {
+          response,
+          events: [] as SseEvent[],
+          comments: [] as string[],
+          stoppedEarly: false,
+          raw: '',
+          dropped: false,
+        };
       }
       return { response, ...(await readSse(response.body, onEvent, onComment)) };
     },

@@ -15,7 +15,8 @@ export async function readSse(
   body: ReadableStream<Uint8Array>,
   onEvent?: (event: SseEvent, all: SseEvent[]) => boolean | void,
   onComment?: (comment: string) => boolean | void,
-): Promise<{ events: SseEvent[]; comments: string[]; stoppedEarly: boolean; raw: string }> {
+): Promise<{ events: SseEvent[]; comments: string[]; stoppedEarly: boolean; raw: string; dropped: boolean }> {
+  let dropped = false;
   let raw = '';
   const events: SseEvent[] = [];
   const comments: string[] = [];
@@ -39,17 +40,23 @@ export async function readSse(
   const decoder = new TextDecoder();
   try {
     while (!stop) {
-      const { done, value } = await reader.read();
+      // A connection that drops (the server died) ends the read the way it ends for a browser.
+      const chunk = await reader.read().catch(() => undefined);
+      if (!chunk) {
+        dropped = true;
+        break;
+      }
+      const { done, value } = chunk;
       if (done) break;
       const text = decoder.decode(value, { stream: true });
       raw += text;
       parser.feed(text);
     }
   } finally {
-    if (stop) await reader.cancel().catch(() => undefined);
+    if (stop || dropped) await reader.cancel().catch(() => undefined);
     else reader.releaseLock();
   }
-  return { events, comments, stoppedEarly: stop, raw };
+  return { events, comments, stoppedEarly: stop, raw, dropped };
 }
 
 /** The text of a stream's answer: its `message` deltas joined. */

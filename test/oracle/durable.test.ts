@@ -1,0 +1,228 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { longText } from '../../server/oracle/models/scripted-rules.js';
+import { openTestDb, type TestDb } from '../helpers/db.js';
+import { createThrowawayDatabase } from '../ussd/helpers/throwaway-database.js';
+import { TEST_REDIS_URL } from '../ussd/helpers/ussd-app.js';
+import { newUser, oracleApi } from './helpers/oracle-client.js';
+import { newOracleKey, startOracleApp } from './helpers/oracle-app.js';
+import { answerText, readSse, type SseEvent } from './helpers/sse.js';
+
+const LONG = 'write a long story';
+const FULL = longText(400);
+
+/** The answer a client shows after a run event that says `resumed`: cut back to partialLength, then appended. */
+function clientText(events: SseEvent[]): string {
+  let text = '';
+  for (const e of events) {
+    if (e.event === 'message') text += (e.data as { content: string }).content;
+    if (e.event === 'run') {
+      const { partialLength } = e.data as { partialLength?: number };
+      if (partialLength !== undefined) text = text.slice(0, partialLength);
+    }
+  }
+  return text;
+}
+
+describe('re-join on another instance through Redis', () => {
+  let db: TestDb;
+  beforeAll(async () => {
+    db = await openTestDb();
+  });
+  afterAll(() => db.close());
+
+  it('a stream dropped on instance A is re-joined on instance B with nothing lost or repeated', async () => {
+    const signingKey = await newOracleKey();
+    const env = { REDIS_URL: TEST_REDIS_URL, SCRIPTED_MODEL_DELAY_MS: '3' };
+    await using a = await startOracleApp({ db, signingKey, env });
+    await using b = await startOracleApp({ db, signingKey, env });
+    expect(b.oracleDid).toBe(a.oracleDid);
+    const user = await newUser(a.oracleDid);
+    const onA = oracleApi(a.url, user);
+    const onB = oracleApi(b.url, user);
+    const session = await onA.createSession();
+    const first = await onA.stream(session.sessionId, { message: LONG }, (_e, all) => all.length >= 25);
+    const runId = first.response.headers.get('x-run-id') as string;
+    const rest = await onB.rejoin(runId, first.events.at(-1)?.id as number);
+    expect(rest.response.status).toBe(200);
+    const all = [...first.events, ...rest.events];
+    expect(all.map((e) => e.id)).toEqual(Array.from({ length: all.length }, (_, i) => i + 1));
+    expect(all.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
+    expect(answerText(all)).toBe(FULL);
+    // B also knows how the run ended, and replays it whole.
+    expect((await onB.call('GET', `/sessions/${session.sessionId}/run`)).body.run.status).toBe('finished');
+    expect((await onB.rejoin(runId, 0)).events).toEqual(all);
+  });
+
+  it('an abort sent to instance B stops the run executing on instance A', async () => {
+    const signingKey = await newOracleKey();
+    const env = { REDIS_URL: TEST_REDIS_URL, SCRIPTED_MODEL_DELAY_MS: '3' };
+    await using a = await startOracleApp({ db, signingKey, env });
+    await using b = await startOracleApp({ db, signingKey, env });
+    const user = await newUser(a.oracleDid);
+    const onA = oracleApi(a.url, user);
+    const onB = oracleApi(b.url, user);
+    const session = await onA.createSession();
+    let abort: Promise<{ status: number; body: unknown }> | undefined;
+    const { events } = await onA.stream(session.sessionId, { message: LONG }, (_e, all) => {
+      if (all.length === 15 && !abort)
+        abort = onB.call('POST', '/messages/abort', { sessionId: session.sessionId });
+    });
+    expect(await abort).toMatchObject({ status: 200, body: { success: true } });
+    expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'aborted' } });
+  });
+});
+
+describe('a restart mid-run', () => {
+  it('a run let go at shutdown is resumed by the next instance; the client re-joins and gets the whole answer', async () => {
+    await using db = await openTestDb();
+    const signingKey = await newOracleKey();
+    const env = { SCRIPTED_MODEL_DELAY_MS: '5', ORACLE_RUN_LEASE_SECONDS: '1' };
+    const a = await startOracleApp({ db, signingKey, env });
+    const user = await newUser(a.oracleDid);
+    const session = await oracleApi(a.url, user).createSession();
+    const first = await oracleApi(a.url, user).stream(
+      session.sessionId,
+      { message: LONG },
+      (_e, all) => all.length >= 40,
+    );
+    const runId = first.response.headers.get('x-run-id') as string;
+    await a.close();
+
+    await using b = await startOracleApp({ db, signingKey, env });
+    const onB = oracleApi(b.url, user);
+    const rest = await onB.rejoin(runId, first.events.at(-1)?.id as number);
+    expect(rest.response.status).toBe(200);
+    const resumed = rest.events.find((e) => e.event === 'run');
+    expect(resumed?.data).toMatchObject({ runId, resumed: true, partialLength: expect.any(Number) });
+    expect(resumed?.id).toBeGreaterThan(first.events.at(-1)?.id as number);
+    const all = [...first.events, ...rest.events];
+    expect(clientText(all)).toBe(FULL);
+    expect(all.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
+    const history = await onB.call('GET', `/messages/${session.sessionId}`);
+    expect(history.body.messages.at(-1)).toMatchObject({ type: 'ai', content: FULL });
+  });
+
+  it('a run whose instance died (lease expired) is claimed and resumed by another instance', async () => {
+    await using db = await openTestDb();
+    const signingKey = await newOracleKey();
+    const env = { SCRIPTED_MODEL_DELAY_MS: '5', ORACLE_RUN_LEASE_SECONDS: '1' };
+    await using a = await startOracleApp({ db, signingKey, env });
+    const user = await newUser(a.oracleDid);
+    const api = oracleApi(a.url, user);
+    const session = await api.createSession();
+    // What a dead instance leaves behind: the question, and a run in flight whose lease ran out.
+    await db.kysely
+      .insertInto('oracle_messages')
+      .values({ id: 'q1', session_id: session.sessionId, type: 'human', content: LONG })
+      .execute();
+    await db.kysely
+      .insertInto('oracle_runs')
+      .values({
+        run_id: 'run_orphan',
+        session_id: session.sessionId,
+        user_did: user.did,
+        request_id: 'req-orphan',
+        status: 'running',
+        owner: 'a-dead-instance',
+        lease_expires_at: new Date(Date.now() - 1000),
+        partial_text: FULL.slice(0, 120),
+        request: JSON.stringify({ message: LONG, model: 'scripted' }),
+      })
+      .execute();
+    // The embedded database claims everything at start; a shared PostgreSQL sweeps expired leases.
+    await using b = await startOracleApp({ db, signingKey, env });
+    const rest = await oracleApi(b.url, user).rejoin('run_orphan', 0);
+    expect(rest.events[0]).toMatchObject({ event: 'run', data: { resumed: true, partialLength: 120 } });
+    expect(rest.events[0]?.id).toBe(1_000_001);
+    expect(FULL.slice(0, 120) + answerText(rest.events)).toBe(FULL);
+    const history = await api.call('GET', `/messages/${session.sessionId}`);
+    expect(history.body.messages.at(-1)).toMatchObject({ id: 'req-orphan', type: 'ai', content: FULL });
+  });
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('a crash mid-run (SIGKILL)', () => {
+  it('the restarted server resumes the run; re-joining gives the rest of the answer after the resumed marker', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'oracle-crash-'));
+    await using pg = process.env['DATABASE_URL'] ? await createThrowawayDatabase('oracle_crash') : undefined;
+    const port = await freePort();
+    const env = {
+      ...process.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      PORT: String(port),
+      ENABLED_PARTS: 'oracle',
+      DATA_DIR: dir,
+      PGLITE_DATA_DIR: path.join(dir, 'pglite'),
+      DATABASE_URL: pg?.url ?? '',
+      REDIS_URL: '',
+      ORACLE_SIGNING_KEY: await newOracleKey(),
+      ORACLE_RUN_LEASE_SECONDS: '1',
+      SCRIPTED_MODEL_DELAY_MS: '20',
+    };
+    const start = async (delayMs: number): Promise<ChildProcess> => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+        env: { ...env, SCRIPTED_MODEL_DELAY_MS: String(delayMs) },
+        stdio: 'ignore',
+      });
+      for (let i = 0; i < 200; i++) {
+        if (
+          await fetch(`http://127.0.0.1:${port}/config`).then(
+            (r) => r.ok,
+            () => false,
+          )
+        )
+          return child;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      child.kill('SIGKILL');
+      throw new Error('server did not start');
+    };
+    let child = await start(20);
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      const config = (await (await fetch(`${base}/config`)).json()) as { did: string };
+      const user = await newUser(config.did);
+      const api = oracleApi(base, user);
+      const session = await api.createSession();
+      const response = await fetch(`${base}/messages/${session.sessionId}`, {
+        method: 'POST',
+        headers: { ...user.headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ message: LONG, stream: true }),
+      });
+      const runId = response.headers.get('x-run-id') as string;
+      const seen = await readSse(response.body!, (_e, all) => {
+        if (all.length === 60) child.kill('SIGKILL');
+        return false;
+      });
+      expect(seen.events.some((e) => e.event === 'done')).toBe(false);
+      await new Promise((resolve) => child.once('exit', resolve));
+
+      // The restarted server streams fast: the test waits for the end of the answer.
+      child = await start(1);
+      const rest = await api.rejoin(runId, seen.events.at(-1)?.id as number);
+      const marker = rest.events.find((e) => e.event === 'run');
+      expect(marker?.data).toMatchObject({ runId, resumed: true });
+      expect(clientText([...seen.events, ...rest.events])).toBe(FULL);
+      expect(rest.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
+    } finally {
+      child.kill('SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
