@@ -131,6 +131,11 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOut
         continueFrom: step === 0 ? input.continueFrom : undefined,
       })) {
         if (signal.aborted) break;
+        // Reasoning ends where the answer, a tool call or a component begins.
+        if (reasoningOpen && chunk.type !== 'reasoning') {
+          emit('reasoning', { ...ref, reasoning: '', isComplete: true });
+          reasoningOpen = false;
+        }
         switch (chunk.type) {
           case 'text':
             stepText += chunk.text;
