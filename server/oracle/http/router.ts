@@ -150,18 +150,14 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
 
     abort: async ({ body, res }) => {
       await ownedSession(res, body.sessionId);
-      const inFlight = (await runs.inFlight(body.sessionId)).length > 0;
-      // The answer goes out first; then the stream ends with done {status: 'aborted'} (the published SDK
-      // awaits this answer before it drops its own connection).
-      if (inFlight) {
-        const abort = (): void => {
-          manager
-            .abortSession(body.sessionId)
-            .catch((err: unknown) => res.locals.logger.warn({ err }, 'abort failed'));
-        };
-        res.once('finish', abort);
-      }
-      return { status: 200, body: { success: inFlight } };
+      // The run stops and its partial answer is stored before this answer; its stream's `done` follows the
+      // answer (the published SDK awaits this answer before it drops its own connection).
+      let release!: () => void;
+      const answered = new Promise<void>((resolve) => (release = resolve));
+      res.once('finish', release);
+      res.once('close', release);
+      const success = await manager.abortSession(body.sessionId, answered);
+      return { status: 200, body: { success } };
     },
 
     send: async ({ params, body, res }) => {

@@ -47,6 +47,8 @@ interface ActiveRun {
   stopReason: StopReason | undefined;
   appends: Promise<void>;
   finished: Promise<void>;
+  /** Holds the `done` event back (the abort answer goes out first); `stored` fires once the answer is saved. */
+  gate: { open: Promise<void>; stored: () => void } | undefined;
 }
 
 /**
@@ -126,9 +128,13 @@ export class RunManager {
     return { runId };
   }
 
-  /** Aborts the session's run in flight (on whichever instance holds it). False when there is none. */
-  async abortSession(sessionId: string): Promise<boolean> {
-    return this.stopSession(sessionId, 'aborted');
+  /**
+   * Aborts the session's run in flight (on whichever instance holds it). False when there is none. When the
+   * run is executed here, this resolves once its partial answer is stored, and its stream's `done` waits for
+   * `releaseDone` (so the caller can answer the abort request first, as the published SDK expects).
+   */
+  async abortSession(sessionId: string, releaseDone?: Promise<void>): Promise<boolean> {
+    return this.stopSession(sessionId, 'aborted', releaseDone);
   }
 
   /** Ends the session's runs in flight before the session is deleted. */
@@ -227,6 +233,7 @@ export class RunManager {
       stopReason: undefined,
       appends: Promise.resolve(),
       finished: Promise.resolve(),
+      gate: undefined,
     };
     this.active.set(row.run_id, run);
     return run;
@@ -310,6 +317,10 @@ export class RunManager {
             if (run.stopReason !== 'deleted') throw err;
           });
       }
+      if (run.gate) {
+        run.gate.stored();
+        await run.gate.open;
+      }
       if (status === 'failed') {
         this.emit(run, 'error', {
           error: outcome.error ?? 'The turn failed.',
@@ -343,12 +354,26 @@ export class RunManager {
   }
 
   /** Stops the session's runs in flight; waits for local ones to finish. True when there was one. */
-  private async stopSession(sessionId: string, reason: StopReason): Promise<boolean> {
+  private async stopSession(
+    sessionId: string,
+    reason: StopReason,
+    releaseDone?: Promise<void>,
+  ): Promise<boolean> {
     const rows = await this.o.runs.inFlight(sessionId);
     const waits: Promise<void>[] = [];
     for (const row of rows) {
       const local = this.active.get(row.run_id);
       if (local) {
+        if (releaseDone) {
+          let stored!: () => void;
+          const storedPromise = new Promise<void>((resolve) => (stored = resolve));
+          // Never held for long: a client that never reads the abort answer must not freeze the stream.
+          const open = Promise.race([releaseDone, new Promise<void>((r) => setTimeout(r, 5000).unref())]);
+          local.gate = { open, stored };
+          this.stopLocal(row.run_id, reason);
+          waits.push(Promise.race([storedPromise, local.finished]));
+          continue;
+        }
         this.stopLocal(row.run_id, reason);
         waits.push(local.finished);
       } else if (row.lease_expires_at && row.lease_expires_at.getTime() > Date.now()) {
