@@ -14,6 +14,17 @@ export const HealthRecord = z.object({
   /** Process uptime in seconds. */
   uptime: z.number().nonnegative(),
   database: z.enum(['connected', 'disconnected']),
+  /** The agent service's plugins and their states (when the oracle part is enabled). */
+  plugins: z
+    .array(
+      z.object({
+        name: z.string(),
+        state: z.enum(['ready', 'degraded', 'disabled']),
+        /** Why a plugin is degraded or disabled. */
+        reason: z.string().optional(),
+      }),
+    )
+    .optional(),
 });
 export type HealthRecord = z.infer<typeof HealthRecord>;
 

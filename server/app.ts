@@ -25,7 +25,7 @@ export function createApp({ ctx, parts }: AppOptions): Express {
   app.use(requestContext(ctx.logger));
 
   for (const part of parts) app.use(part.router);
-  app.use(createSystemRouter(ctx));
+  app.use(createSystemRouter(ctx, parts));
 
   app.get('/metrics', (_req, res, next) => {
     ctx.metrics

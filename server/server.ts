@@ -29,6 +29,8 @@ export interface ServerOverrides {
   logger?: Logger;
   /** Listen on this port instead of config.PORT (tests use 0). */
   port?: number;
+  /** Replaces the factory of a part (tests compose the oracle with plugins of their own). */
+  parts?: Partial<Record<PartName, PartFactory>>;
 }
 
 export interface RunningServer {
@@ -124,7 +126,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
 
     const parts: Part[] = [];
     for (const name of config.ENABLED_PARTS) {
-      const part = await PART_FACTORIES[name](ctx);
+      const part = await (overrides.parts?.[name] ?? PART_FACTORIES[name])(ctx);
       cleanups.push(() => part.close());
       parts.push(part);
     }

@@ -3,7 +3,7 @@ import supertest from 'supertest';
 import { loadConfig, type Config } from '../../server/config.js';
 import { createLogger, type Logger } from '../../server/logger.js';
 import type { PartContext } from '../../server/part.js';
-import { startServer, type RunningServer } from '../../server/server.js';
+import { startServer, type RunningServer, type ServerOverrides } from '../../server/server.js';
 import { openTestDb, type TestDb } from './db.js';
 
 export interface TestAppOptions {
@@ -13,6 +13,8 @@ export interface TestAppOptions {
   db?: TestDb;
   redis?: Redis;
   logger?: Logger;
+  /** Replaces the factory of a part (e.g. the oracle with a test plugin). */
+  parts?: ServerOverrides['parts'];
 }
 
 export interface TestApp extends AsyncDisposable {
@@ -47,6 +49,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     port: 0,
     logger: options.logger ?? createLogger(config.LOG_LEVEL),
     ...(options.redis ? { redis: options.redis } : {}),
+    ...(options.parts ? { parts: options.parts } : {}),
   });
   const close = async (): Promise<void> => {
     await server.close();

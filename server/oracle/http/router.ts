@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
-import type { Request, Response, RequestHandler } from 'express';
+import type { NextFunction, Request, Response, RequestHandler } from 'express';
 import type { Router } from 'express';
 import { oracleContract, type OracleRouteMetadata, type Price } from '../../../contracts/oracle.js';
 import type { Config } from '../../config.js';
@@ -48,6 +48,8 @@ export interface OracleServices {
   turnGuards: TurnGuard[];
   /** The price of a turn (the credits plugin sets it; 0 otherwise). */
   price(): Price;
+  /** Plugins' middleware, run after auth on every authenticated route. */
+  middleware: RequestHandler[];
 }
 
 const s = initServer();
@@ -281,6 +283,14 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
         if (meta?.auth === 'public') return next();
         authMiddleware(req as Request, res, next);
       },
+      ...svc.middleware.map(
+        (mw) =>
+          (req: { tsRestRoute: unknown }, res: Response, next: NextFunction): void => {
+            const meta = (req.tsRestRoute as { metadata?: OracleRouteMetadata }).metadata;
+            if (meta?.auth === 'public') return next();
+            mw(req as unknown as Request, res, next);
+          },
+      ),
     ],
   });
 }

@@ -1,6 +1,6 @@
 import { ed25519 } from '@ucanto/principal';
 import type { Redis } from 'ioredis';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { startTestApp, type TestApp, type TestAppOptions } from '../../helpers/app.js';
 import type { TestDb } from '../../helpers/db.js';
 
 /** A signing key for a test oracle (so tests never write ./data). */
@@ -19,7 +19,13 @@ export interface OracleApp extends TestApp {
  * SCRIPTED_MODEL_DELAY_MS is given.
  */
 export async function startOracleApp(
-  options: { env?: Record<string, string>; db?: TestDb; redis?: Redis; signingKey?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    db?: TestDb;
+    redis?: Redis;
+    signingKey?: string;
+    parts?: TestAppOptions['parts'];
+  } = {},
 ): Promise<OracleApp> {
   const key = options.signingKey ?? (await newOracleKey());
   const app = await startTestApp({
@@ -32,6 +38,7 @@ export async function startOracleApp(
     },
     ...(options.db ? { db: options.db } : {}),
     ...(options.redis ? { redis: options.redis } : {}),
+    ...(options.parts ? { parts: options.parts } : {}),
   });
   const config = (await (await fetch(`${app.url}/config`)).json()) as { did: string };
   return Object.assign(app, { oracleDid: config.did });

@@ -1,0 +1,6 @@
+import type { OraclePlugin } from '../runtime/plugin.js';
+
+/** The plugins that ship with the service, each switched by `features` / ORACLE_FEATURES. */
+export function builtInPlugins(): OraclePlugin[] {
+  return [];
+}
