@@ -21,6 +21,14 @@ export interface Database {
   oracle_runs: OracleRunsTable;
   /** Users' delegations to the oracle (migration 0003). */
   oracle_delegations: OracleDelegationsTable;
+  /** The user-preferences plugin's records, one per room (migration 0004). */
+  user_preferences: UserPreferencesTable;
+  /** The memory plugin's facts about users (migration 0005). */
+  memories: MemoriesTable;
+  /** The credits plugin (migration 0006). */
+  credit_accounts: CreditAccountsTable;
+  usage_claims: UsageClaimsTable;
+  credit_payments: CreditPaymentsTable;
 }
 
 export interface AppMetaTable {
@@ -119,4 +127,53 @@ export interface OracleDelegationsTable {
   serialized: string;
   expires_at: Date;
   stored_at: Generated<Date>;
+}
+
+export interface UserPreferencesTable {
+  oracle_did: string;
+  /** `pair:<user DID>` for the (user, oracle) pair's room, `room:<id>` for a shared room. */
+  room_key: string;
+  preferences: ColumnType<Record<string, unknown>, string | undefined, string>;
+  updated_at: Generated<Date>;
+}
+
+export interface MemoriesTable {
+  id: string;
+  oracle_did: string;
+  user_did: string;
+  content: string;
+  tags: ColumnType<string[], string | undefined, string>;
+  created_at: Generated<Date>;
+}
+
+/** `numeric` columns come back as strings from both drivers. */
+type Numeric = ColumnType<string, string | number, string | number>;
+
+export interface CreditAccountsTable {
+  oracle_did: string;
+  user_did: string;
+  balance: Numeric;
+  updated_at: Generated<Date>;
+}
+
+export interface UsageClaimsTable {
+  id: string;
+  oracle_did: string;
+  user_did: string;
+  amount: Numeric;
+  status: 'outstanding' | 'settled';
+  settled_by: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface CreditPaymentsTable {
+  tx_hash: string;
+  oracle_did: string;
+  user_did: string;
+  denom: string;
+  amount: Numeric;
+  credits: Numeric;
+  settled_claims: ColumnType<string[], string | undefined, string>;
+  balance_after: Numeric;
+  created_at: Generated<Date>;
 }

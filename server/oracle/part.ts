@@ -43,10 +43,17 @@ export function oraclePart(options: OraclePartOptions = {}): PartFactory {
         : () => Promise.resolve([]),
     });
     const configured = createModelRegistry({
-      scripted: createScriptedModel({ delayMs: config.SCRIPTED_MODEL_DELAY_MS, rules: await loadRules(config, logger) }),
+      scripted: createScriptedModel({
+        delayMs: config.SCRIPTED_MODEL_DELAY_MS,
+        rules: await loadRules(config, logger),
+      }),
       openai:
         config.OPENAI_BASE_URL && config.OPENAI_MODEL
-          ? createOpenAiModel({ baseUrl: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY, model: config.OPENAI_MODEL })
+          ? createOpenAiModel({
+              baseUrl: config.OPENAI_BASE_URL,
+              apiKey: config.OPENAI_API_KEY,
+              model: config.OPENAI_MODEL,
+            })
           : undefined,
     });
     const models = options.models ? options.models(configured) : configured;
@@ -88,7 +95,10 @@ export const createOraclePart: PartFactory = oraclePart();
 /** The configuration as the environment plugins' `requiredEnv` is checked against (every variable is declared in config.ts). */
 function configAsEnv(config: Config): Record<string, string | undefined> {
   return Object.fromEntries(
-    Object.entries(config).map(([k, v]) => [k, v === undefined || v === '' ? undefined : Array.isArray(v) ? v.join(',') : String(v)]),
+    Object.entries(config).map(([k, v]) => [
+      k,
+      v === undefined || v === '' ? undefined : Array.isArray(v) ? v.join(',') : String(v),
+    ]),
   );
 }
 
@@ -104,6 +114,9 @@ async function loadRules(config: Config, logger: Logger): Promise<ScriptedRule[]
     );
   }
   for (const rule of parsed.data) new RegExp(rule.match, 'i');
-  logger.info({ file: config.SCRIPTED_MODEL_RULES, rules: parsed.data.length }, 'oracle: scripted model rules loaded');
+  logger.info(
+    { file: config.SCRIPTED_MODEL_RULES, rules: parsed.data.length },
+    'oracle: scripted model rules loaded',
+  );
   return parsed.data;
 }

@@ -2,6 +2,10 @@ import type { Migration } from 'kysely/migration';
 import * as m0001 from './0001-app-meta.js';
 import * as m0002 from './0002-ussd-accounts.js';
 import * as m0003 from './0003-oracle.js';
+// Migrations of the built-in oracle plugins live in their folders (server/oracle/plugins/<name>/).
+import * as m0004 from '../../oracle/plugins/user-preferences/migration.js';
+import * as m0005 from '../../oracle/plugins/memory/migration.js';
+import * as m0006 from '../../oracle/plugins/credits/migration.js';
 
 /**
  * Every migration, in order. Static imports (not a folder scan) so the list is checked by the compiler and
@@ -11,4 +15,7 @@ export const migrations: Record<string, Migration> = {
   '0001-app-meta': m0001,
   '0002-ussd-accounts': m0002,
   '0003-oracle': m0003,
+  '0004-user-preferences': m0004,
+  '0005-memory': m0005,
+  '0006-credits': m0006,
 };

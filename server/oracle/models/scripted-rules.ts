@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import type { ModelMessage, ModelTool } from './model.js';
 import type { ScriptedPlan } from './scripted-model.js';
+import {
+  greeting,
+  oneOffFormat,
+  preferencesInPrompt,
+  savedConfirmation,
+  standingPreferences,
+  type PromptPreferences,
+} from './scripted-preferences.js';
 
 /**
  * One rule of the scripted model, as written in a rules file (YAML, `SCRIPTED_MODEL_RULES`). The first rule
@@ -33,6 +41,8 @@ export const ScriptedRulesFile = z.array(ScriptedRule);
 interface Turn {
   message: string;
   agentName: string;
+  /** The user's preferences the prompt carries. */
+  preferences: PromptPreferences;
   tools: ModelTool[];
   /** Tool results returned since the user's message, oldest first. */
   results: { name: string; content: string }[];
@@ -73,6 +83,7 @@ function readTurn(messages: ModelMessage[], tools: ModelTool[]): Turn {
   return {
     message: user?.role === 'user' ? user.content : '',
     agentName: /^You are (.+?)(?:[,.]|$)/m.exec(system)?.[1]?.trim() ?? 'the oracle',
+    preferences: preferencesInPrompt(system),
     tools,
     results,
   };
@@ -225,14 +236,44 @@ const thinking: CompiledRule = {
 
 const FALLBACK: CompiledRule = {
   test: () => true,
-  plan: (turn) => ({
-    reply: fill(
-      'Hello, I am {{agentName}}. You said: "{{message}}". Ask me to write a long story, to think step by step, ' +
-        'to show a component by its name, or to use one of your tools by its name.',
-      turn,
-      { message: turn.message.slice(0, 500) },
-    ),
-  }),
+  plan: (turn) => {
+    const reply = greeting(turn.agentName, turn.message.slice(0, 500), turn.preferences);
+    const bullets =
+      oneOffFormat(turn.message) ?? (turn.preferences.format === 'bullets' ? 'bullets' : undefined);
+    return {
+      reply: bullets
+        ? reply
+            .split(/(?<=\.) /)
+            .map((line) => `- ${line}`)
+            .join('\n')
+        : reply,
+    };
+  },
 };
 
-const BUILT_IN: CompiledRule[] = [toolByName, component, long, thinking];
+/** The name of the user-preferences plugin's tool (spec part D). */
+const SET_PREFERENCES = 'set_user_preferences';
+
+/** Rule 1 of spec part D: a standing request about behaviour is saved (rules 2 and 3 fall through). */
+const preferences: CompiledRule = {
+  test: (turn) =>
+    turn.tools.some((t) => t.name === SET_PREFERENCES) && standingPreferences(turn.message) !== undefined,
+  plan: (turn) => {
+    const last = turn.results[turn.results.length - 1];
+    if (last) {
+      let record: Record<string, unknown> = {};
+      try {
+        record = JSON.parse(last.content) as Record<string, unknown>;
+      } catch {
+        return { reply: `I could not save that: ${last.content}` };
+      }
+      return { reply: savedConfirmation(record) };
+    }
+    return {
+      call: { id: '', name: SET_PREFERENCES, args: standingPreferences(turn.message) ?? {} },
+      reply: '',
+    };
+  },
+};
+
+const BUILT_IN: CompiledRule[] = [toolByName, preferences, component, long, thinking];

@@ -32,7 +32,15 @@ import { runTurn } from './turn-loop.js';
 /** Longest a run's events are kept while it is in flight (a run whose instance vanished is dropped after it). */
 const MAX_RUN_AGE_SECONDS = 6 * 3600;
 /** Headers browsers may send to the oracle routes. */
-const CORS_HEADERS = ['Content-Type', 'Authorization', 'X-Auth-Type', 'x-ucan-delegation', 'Last-Event-ID', 'x-request-id', 'x-timezone'];
+const CORS_HEADERS = [
+  'Content-Type',
+  'Authorization',
+  'X-Auth-Type',
+  'x-ucan-delegation',
+  'Last-Event-ID',
+  'x-request-id',
+  'x-timezone',
+];
 
 /** The state of one plugin, as `/health` reports it. */
 export interface PluginStatus {
@@ -99,9 +107,11 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
   const tornDown: OraclePlugin[] = [];
   const teardown = async (): Promise<void> => {
     for (const plugin of tornDown.splice(0).reverse()) {
-      await plugin.teardown?.(pluginContext).catch((err: unknown) =>
-        logger.warn({ err, plugin: plugin.manifest.name }, 'oracle: plugin teardown failed'),
-      );
+      await plugin
+        .teardown?.(pluginContext)
+        .catch((err: unknown) =>
+          logger.warn({ err, plugin: plugin.manifest.name }, 'oracle: plugin teardown failed'),
+        );
     }
   };
   try {
@@ -162,11 +172,13 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
       const history = await messages.recent(row.session_id, 51);
       const model = models.get(request.model ?? models.default) ?? models.get(models.default);
       if (!model) throw new Error('no model is configured');
-      const roomId = roomOf(request.metadata) ?? session?.room_id ?? `${row.user_did}|${identity.did}`;
+      const sharedRoomId = roomOf(request.metadata) ?? session?.room_id ?? undefined;
+      const roomId = sharedRoomId ?? `${row.user_did}|${identity.did}`;
       const turn: TurnContext = {
         userDid: row.user_did,
         sessionId: row.session_id,
         roomId,
+        sharedRoomId,
         request: { message: request.message, metadata: request.metadata, timezone: request.timezone },
       };
       // Plugins fill the runtime state first: the prompt compiled below already follows it.
@@ -185,9 +197,15 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
           runId: row.run_id,
           requestId: row.request_id,
           roomId,
+          sharedRoomId,
           request,
           history,
-          systemPrompt: compileSystemPrompt({ agentName, now: new Date(), timezone: request.timezone, sections }),
+          systemPrompt: compileSystemPrompt({
+            agentName,
+            now: new Date(),
+            timezone: request.timezone,
+            sections,
+          }),
           state,
           continueFrom,
         },
@@ -270,12 +288,17 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     async health() {
       return Promise.all(
         decisions.map(async (d): Promise<PluginStatus> => {
-          if (!d.enabled) return { name: d.manifest.name, state: 'disabled', ...(d.reason ? { reason: d.reason } : {}) };
+          if (!d.enabled)
+            return { name: d.manifest.name, state: 'disabled', ...(d.reason ? { reason: d.reason } : {}) };
           const h = await d.plugin.health?.(pluginContext).catch((err: unknown) => ({
             state: 'degraded' as const,
             reason: err instanceof Error ? err.message : 'health check failed',
           }));
-          return { name: d.manifest.name, state: h?.state ?? 'ready', ...(h?.reason ? { reason: h.reason } : {}) };
+          return {
+            name: d.manifest.name,
+            state: h?.state ?? 'ready',
+            ...(h?.reason ? { reason: h.reason } : {}),
+          };
         }),
       );
     },
@@ -291,7 +314,12 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
 }
 
 /** Runs express middleware in order, then `done`. */
-function runAll(handlers: RequestHandler[], req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1], done: (err?: unknown) => void): void {
+function runAll(
+  handlers: RequestHandler[],
+  req: Parameters<RequestHandler>[0],
+  res: Parameters<RequestHandler>[1],
+  done: (err?: unknown) => void,
+): void {
   const step = (i: number, err?: unknown): void => {
     if (err || i >= handlers.length) return done(err);
     try {
@@ -326,7 +354,8 @@ function listCapabilitiesTool(
   if (listed.length === 0) return undefined;
   return defineTool({
     name: 'list_capabilities',
-    description: 'Lists what this oracle can do (its plugins and their tools). Use it when unsure whether a capability exists.',
+    description:
+      'Lists what this oracle can do (its plugins and their tools). Use it when unsure whether a capability exists.',
     parameters: z.object({}).strict(),
     handler: () =>
       Promise.resolve(

@@ -99,10 +99,14 @@ export function resolvePlugins(
     }
     if (wanted === true) {
       if (missing.length) {
-        throw new PluginBootError(`plugin ${name} is switched on but needs ${missing.join(', ')} in the environment`);
+        throw new PluginBootError(
+          `plugin ${name} is switched on but needs ${missing.join(', ')} in the environment`,
+        );
       }
       if (offDeps.length) {
-        throw new PluginBootError(`plugin ${name} is switched on but depends on ${offDeps.join(', ')}, which is off`);
+        throw new PluginBootError(
+          `plugin ${name} is switched on but depends on ${offDeps.join(', ')}, which is off`,
+        );
       }
       d.enabled = true;
       continue;

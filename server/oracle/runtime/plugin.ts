@@ -58,6 +58,8 @@ export interface TurnContext {
   sessionId: string;
   /** A shared room named by the request, else the (user, oracle) pair's room. */
   roomId: string;
+  /** The shared room named by the request (`metadata.roomId`) or its session, if any. */
+  sharedRoomId: string | undefined;
   request: { message: string; metadata?: Record<string, unknown> | undefined; timezone?: string | undefined };
 }
 

@@ -7,7 +7,9 @@ import { toolOutputText, type ServerTool } from './tools.js';
 /** Most model calls of one sub-agent task. */
 const SUB_AGENT_STEPS = 4;
 
-const TaskArgs = z.object({ task: z.string().min(1).max(8000).describe('What the sub-agent should do, in full') }).strict();
+const TaskArgs = z
+  .object({ task: z.string().min(1).max(8000).describe('What the sub-agent should do, in full') })
+  .strict();
 
 /**
  * A sub-agent as a server tool: the model calls it with a task; a model run with the sub-agent's own prompt
@@ -30,7 +32,11 @@ export function subAgentTool(agent: SubAgent, model: ChatModel): ServerTool<type
         const calls: { id: string; name: string; args: Record<string, unknown> }[] = [];
         for await (const chunk of model.stream({
           messages,
-          tools: [...tools.values()].map((t) => ({ name: t.name, description: t.description, parameters: { type: 'object' } })),
+          tools: [...tools.values()].map((t) => ({
+            name: t.name,
+            description: t.description,
+            parameters: { type: 'object' },
+          })),
           signal: ctx.signal,
         })) {
           if (chunk.type === 'text') text += chunk.text;
@@ -46,7 +52,9 @@ export function subAgentTool(agent: SubAgent, model: ChatModel): ServerTool<type
           else {
             const parsed = tool.parameters.safeParse(call.args);
             content = parsed.success
-              ? toolOutputText(await tool.handler(parsed.data, ctx).catch((err: unknown) => `Error: ${String(err)}`))
+              ? toolOutputText(
+                  await tool.handler(parsed.data, ctx).catch((err: unknown) => `Error: ${String(err)}`),
+                )
               : `Error: invalid arguments for ${call.name}`;
           }
           messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content });

@@ -9,6 +9,8 @@ export interface ToolContext {
   requestId: string;
   /** The room of this conversation (a shared room named by the request, else the user–oracle pair). */
   roomId: string;
+  /** The shared room named by the request or its session, if any. */
+  sharedRoomId: string | undefined;
   /** Aborted when the turn is aborted. */
   signal: AbortSignal;
   logger: Logger;

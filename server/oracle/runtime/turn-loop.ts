@@ -27,6 +27,7 @@ export interface TurnInput {
   runId: string;
   requestId: string;
   roomId: string;
+  sharedRoomId: string | undefined;
   request: TurnRequest;
   /** The thread up to this turn's user message (stored before the turn starts), oldest first. */
   history: MessageDto[];
@@ -114,6 +115,7 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOut
     runId: input.runId,
     requestId: input.requestId,
     roomId: input.roomId,
+    sharedRoomId: input.sharedRoomId,
     logger: deps.logger,
     state: input.state,
     renderComponent,

@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UserPreferences } from '../../contracts/preferences.js';
+import type { ModelRequest } from '../../server/oracle/models/model.js';
+import { oraclePart } from '../../server/oracle/part.js';
+import { PreferencesStore, roomKey } from '../../server/oracle/plugins/user-preferences/store.js';
+import { openTestDb, type TestDb } from '../helpers/db.js';
+import { newUser, oracleApi, type OracleUser } from './helpers/oracle-client.js';
+import { newOracleKey, startOracleApp, type OracleApp } from './helpers/oracle-app.js';
+import { answerText, type SseEvent } from './helpers/sse.js';
+import { recordingModels } from './helpers/test-plugin.js';
+
+let db: TestDb;
+let signingKey: string;
+const requests: ModelRequest[] = [];
+let app: OracleApp;
+
+beforeAll(async () => {
+  db = await openTestDb();
+  signingKey = await newOracleKey();
+  app = await startOracleApp({
+    db,
+    signingKey,
+    parts: { oracle: oraclePart({ models: recordingModels(requests) }) },
+  });
+});
+afterAll(async () => {
+  await app.close();
+  await db.close();
+});
+
+const toolCalls = (events: SseEvent[]) =>
+  events.filter((e) => e.event === 'tool_call').map((e) => e.data as Record<string, unknown>);
+
+async function user(): Promise<{ u: OracleUser; api: ReturnType<typeof oracleApi> }> {
+  const u = await newUser(app.oracleDid);
+  return { u, api: oracleApi(app.url, u) };
+}
+
+describe('the user-preferences plugin (spec part D)', () => {
+  it('saves a standing request with set_user_preferences and the next session follows it from its first turn', async () => {
+    const { api } = await user();
+    const first = await api.createSession();
+    const { events } = await api.stream(first.sessionId, {
+      message: 'Please always reply tersely in Kiswahili and call yourself Juma',
+    });
+    const [start, end] = toolCalls(events);
+    expect(start).toMatchObject({
+      toolName: 'set_user_preferences',
+      status: 'isRunning',
+      args: { language: 'sw', agentName: 'Juma', tone: 'terse', length: 'short' },
+    });
+    const saved = UserPreferences.parse(JSON.parse(String(end?.['output'])));
+    expect(saved).toEqual({
+      language: 'sw',
+      agentName: 'Juma',
+      tone: 'terse',
+      length: 'short',
+      updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    expect(answerText(events)).toBe('Sawa, nimehifadhi mapendeleo yako. Jina langu sasa ni Juma.');
+
+    const read = await api.call('GET', '/user-preferences');
+    expect(read.status).toBe(200);
+    expect(read.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(read.body).toEqual(saved);
+
+    const second = await api.createSession();
+    const before = requests.length;
+    const r = await api.call('POST', `/messages/${second.sessionId}`, { message: 'habari' });
+    const system = requests[before]?.messages[0]?.content ?? '';
+    expect(system.startsWith('You are Juma, an AI agent')).toBe(true);
+    expect(system).toContain(
+      '## User Preferences\n- Preferred agent name: Juma\n- Reply language: sw\n- Tone: terse\n- Answer length: short',
+    );
+    expect(r.body.message.content).toBe('Mimi ni Juma. Umesema: "habari".');
+  });
+
+  it("saves nothing for the user's name and role (rule 2)", async () => {
+    const { api } = await user();
+    const session = await api.createSession();
+    const { events } = await api.stream(session.sessionId, {
+      message: "I'm Amina, a nurse at the district hospital",
+    });
+    expect(toolCalls(events)).toEqual([]);
+    expect((await api.call('GET', '/user-preferences')).body).toBeNull();
+  });
+
+  it('adapts one answer to a one-off format request and saves nothing (rule 3)', async () => {
+    const { api } = await user();
+    const session = await api.createSession();
+    const { events } = await api.stream(session.sessionId, {
+      message: 'Answer this one as bullet points: what is USSD?',
+    });
+    expect(toolCalls(events)).toEqual([]);
+    expect(
+      answerText(events)
+        .split('\n')
+        .every((line) => line.startsWith('- ')),
+    ).toBe(true);
+    expect((await api.call('GET', '/user-preferences')).body).toBeNull();
+  });
+
+  it('refuses bad tool arguments with a tool error and writes nothing', async () => {
+    const { api } = await user();
+    const session = await api.createSession();
+    await api.stream(session.sessionId, { message: 'From now on call yourself Asha' });
+    const { events } = await api.stream(session.sessionId, {
+      message: 'use set_user_preferences with {"agentName": "Zed", "language": "not a tag!!"}',
+    });
+    expect(toolCalls(events)[1]).toMatchObject({
+      status: 'error',
+      error: expect.stringContaining('Invalid arguments for set_user_preferences: language:'),
+    });
+    expect((await api.call('GET', '/user-preferences')).body).toMatchObject({ agentName: 'Asha' });
+  });
+
+  it('keeps one record per room: another user never sees it; a shared room named by the request has its own', async () => {
+    const { api } = await user();
+    const session = await api.createSession();
+    await api.stream(session.sessionId, { message: 'Always answer in English with bullet points' });
+    await api.stream(session.sessionId, {
+      message: 'From now on call yourself Timu',
+      metadata: { roomId: '!team:matrix.example' },
+    });
+    expect((await api.call('GET', '/user-preferences')).body).toMatchObject({
+      language: 'en',
+      format: 'bullets',
+    });
+    expect((await api.call('GET', '/user-preferences')).body.agentName).toBeUndefined();
+    const shared = await api.call(
+      'GET',
+      `/user-preferences?roomId=${encodeURIComponent('!team:matrix.example')}`,
+    );
+    expect(shared.body).toMatchObject({ agentName: 'Timu' });
+    const { api: other } = await user();
+    expect((await other.call('GET', '/user-preferences')).body).toBeNull();
+    expect((await other.call('GET', '/user-preferences')).status).toBe(200);
+  });
+
+  it('is authenticated like every oracle route', async () => {
+    const r = await fetch(`${app.url}/user-preferences`);
+    expect(r.status).toBe(401);
+    expect(await r.json()).toMatchObject({ code: 'auth_missing', statusCode: 401 });
+  });
+
+  it('loses no field to concurrent updates; null clears a field', async () => {
+    const store = new PreferencesStore(db.kysely, app.oracleDid);
+    const room = roomKey('did:key:z6MkConcurrent', undefined);
+    const updates = [
+      { tone: 'warm' },
+      { length: 'long' as const },
+      { format: 'markdown' as const },
+      { language: 'fr' },
+      { agentName: 'Kito' },
+      { formality: 'casual' as const },
+      { customInstructions: 'No emojis.' },
+    ];
+    await Promise.all(updates.map((u) => store.update(room, u)));
+    const merged = await store.get(room);
+    expect(merged).toMatchObject(Object.assign({}, ...updates) as Record<string, unknown>);
+    const cleared = await store.update(room, { tone: null, agentName: null });
+    expect(cleared.tone).toBeUndefined();
+    expect(cleared.agentName).toBeUndefined();
+    expect(cleared.language).toBe('fr');
+  });
+});
+
+describe('switched off (ORACLE_FEATURES=-user-preferences)', () => {
+  it('has no tool, no route (404) and no prompt section, though the records stay in the database', async () => {
+    const { u, api } = await user();
+    const session = await api.createSession();
+    await api.stream(session.sessionId, { message: 'Always reply in Kiswahili' });
+    expect((await api.call('GET', '/user-preferences')).body).toMatchObject({ language: 'sw' });
+
+    const offRequests: ModelRequest[] = [];
+    await using off = await startOracleApp({
+      db,
+      signingKey,
+      env: { ORACLE_FEATURES: '-user-preferences' },
+      parts: { oracle: oraclePart({ models: recordingModels(offRequests) }) },
+    });
+    const offApi = oracleApi(off.url, u);
+    expect((await offApi.call('GET', '/user-preferences')).status).toBe(404);
+    const r = await offApi.call('POST', `/messages/${session.sessionId}`, {
+      message: 'Always reply in Kiswahili',
+    });
+    expect(r.status).toBe(200);
+    expect(offRequests[0]?.tools.map((t) => t.name)).not.toContain('set_user_preferences');
+    expect(offRequests[0]?.messages[0]?.content).not.toContain('User Preferences');
+    const health = (await (await fetch(`${off.url}/health`)).json()) as { plugins: unknown[] };
+    expect(health.plugins).toContainEqual({
+      name: 'user-preferences',
+      state: 'disabled',
+      reason: 'switched off by features',
+    });
+  });
+});
