@@ -1,16 +1,32 @@
-import { WebSocket as BrowserWebSocketTransport } from 'engine.io-client';
-import { io, type Socket } from 'socket.io-client';
+import type { WebSocket as WebSocketTransport } from 'engine.io-client';
+import type { io as ioFunction, Socket } from 'socket.io-client';
 import type { ClientEventName, ClientEventPayload } from '../../../contracts/events.js';
 
+type TransportClass = typeof WebSocketTransport;
+type Io = typeof ioFunction;
+
 /**
- * engine.io's browser WebSocket transport reads `globalThis.WebSocket` once, when the module loads. This one
- * reads it when a connection opens, so a WebSocket installed later (msw's interceptor in tests and in the
- * demo, a polyfill) is the one used.
+ * socket.io-client is loaded on first connect (not at import: importing the SDK touches no browser global,
+ * and apps that never open a chat never load it).
+ *
+ * engine.io's browser WebSocket transport reads `globalThis.WebSocket` once, when its module loads. The
+ * subclass made here reads it when a connection opens, so a WebSocket installed later (msw's interceptor in
+ * tests and in the demo, a polyfill) is the one used.
  */
-class LateBoundWebSocket extends BrowserWebSocketTransport {
-  override createSocket(uri: string, protocols: string | string[] | undefined): WebSocket {
-    return new globalThis.WebSocket(uri, protocols);
+async function loadSocketIo(): Promise<{
+  io: Io;
+  LateBoundWebSocket: TransportClass;
+}> {
+  const [{ io }, { WebSocket: BrowserWebSocketTransport }] = await Promise.all([
+    import('socket.io-client'),
+    import('engine.io-client'),
+  ]);
+  class LateBoundWebSocket extends BrowserWebSocketTransport {
+    override createSocket(uri: string, protocols: string | string[] | undefined): WebSocket {
+      return new globalThis.WebSocket(uri, protocols);
+    }
   }
+  return { io, LateBoundWebSocket };
 }
 
 /** The socket.io handshake's `auth` (spec §5 C3). */
@@ -37,18 +53,32 @@ export interface SocketChannelOptions {
  * server, which socket.io does not retry) reconnects here with exponential backoff and fresh tokens.
  */
 export class SocketChannel {
-  readonly #socket: Socket;
+  #socket: Socket | undefined;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
   #refused = 0;
   #closed = false;
   #refresh = false;
+  /** Emits made before socket.io has loaded. */
+  readonly #pending: [string, unknown][] = [];
 
-  constructor(private readonly opts: SocketChannelOptions) {
-    const hasGlobalWebSocket = typeof globalThis.WebSocket === 'function';
-    this.#socket = io(opts.wsUrl, {
+  constructor(private readonly opts: SocketChannelOptions) {}
+
+  /** Loads socket.io-client (once) and connects. */
+  connect(): void {
+    void loadSocketIo().then(({ io, LateBoundWebSocket }) => {
+      if (this.#closed) return;
+      this.#socket = this.#create(io, LateBoundWebSocket);
+      for (const [name, payload] of this.#pending.splice(0)) this.#socket.emit(name, payload);
+      this.#socket.connect();
+    });
+  }
+
+  #create(io: Io, LateBoundWebSocket: TransportClass): Socket {
+    const { opts } = this;
+    const socket = io(opts.wsUrl, {
       path: '/socket.io',
       // Only WebSocket: the oracle's socket is a WebSocket endpoint (as the reference client uses it).
-      transports: hasGlobalWebSocket ? [LateBoundWebSocket] : ['websocket'],
+      transports: typeof globalThis.WebSocket === 'function' ? [LateBoundWebSocket] : ['websocket'],
       query: { sessionId: opts.sessionId, userDid: opts.userDid },
       auth: (cb) => {
         const refresh = this.#refresh;
@@ -62,43 +92,41 @@ export class SocketChannel {
       reconnectionDelayMax: 5000,
       autoConnect: false,
     });
-    this.#socket.on('connect', () => {
+    socket.on('connect', () => {
       this.#refused = 0;
       opts.onConnectedChange(true);
     });
-    this.#socket.on('disconnect', () => opts.onConnectedChange(false));
-    this.#socket.on('connect_error', () => {
+    socket.on('disconnect', () => opts.onConnectedChange(false));
+    socket.on('connect_error', () => {
       opts.onConnectedChange(false);
       // socket.active is false when the server refused the handshake: socket.io will not retry by itself.
-      if (this.#socket.active || this.#closed) return;
+      if (socket.active || this.#closed) return;
       const base = opts.retryBaseMs ?? 1000;
       const delay = Math.min(30_000, base * 2 ** this.#refused) * (0.8 + Math.random() * 0.4);
       this.#refused++;
       this.#refresh = true;
       this.#retryTimer = setTimeout(() => {
-        if (!this.#closed) this.#socket.connect();
+        if (!this.#closed) socket.connect();
       }, delay);
     });
-    this.#socket.onAny((name: string, payload: unknown) => opts.onEvent(name, payload));
-  }
-
-  connect(): void {
-    this.#socket.connect();
+    socket.onAny((name: string, payload: unknown) => opts.onEvent(name, payload));
+    return socket;
   }
 
   get connected(): boolean {
-    return this.#socket.connected;
+    return this.#socket?.connected ?? false;
   }
 
   /** Sends a client event (buffered by socket.io while disconnected). */
   emit<N extends ClientEventName>(name: N, payload: ClientEventPayload<N>): void {
-    this.#socket.emit(name, payload);
+    if (this.#socket) this.#socket.emit(name, payload);
+    else this.#pending.push([name, payload]);
   }
 
   close(): void {
     this.#closed = true;
     clearTimeout(this.#retryTimer);
-    this.#socket.removeAllListeners();
-    this.#socket.disconnect();
+    this.#socket?.removeAllListeners();
+    this.#socket?.disconnect();
   }
 }
