@@ -22,7 +22,16 @@ const boundary = (from, forbidden) => ({
 
 export default tseslint.config(
   {
-    ignores: ['generated/', 'node_modules/', 'data/', 'coverage/', 'sdk/dist/', 'demo/dist/', 'demo/public/'],
+    ignores: [
+      'generated/',
+      'node_modules/',
+      'data/',
+      'coverage/',
+      'sdk/dist/',
+      'sdk/scripts/consumer-app/',
+      'demo/dist/',
+      'demo/public/',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

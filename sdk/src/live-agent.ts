@@ -8,6 +8,7 @@ export { useLiveAgent } from './live-agent/use-live-agent.js';
 export type {
   LiveAgentConnectArgs,
   LiveAgentRoom,
+  LiveAgentRoomOptions,
   LiveAgentState,
   UseLiveAgentOptions,
   UseLiveAgentResult,

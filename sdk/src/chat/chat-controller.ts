@@ -11,7 +11,7 @@ import type { ActionRegistry } from '../context/action-registry.js';
 import type { OracleHttp } from '../http/oracle-http.js';
 import { isPaymentRequired, OracleRequestError } from '../http/oracle-request-error.js';
 import type { IChatOptions, IComponentMetadata, IMessage } from '../types.js';
-import { toJsonSchema } from '../tools/json-schema.js';
+import { loadJsonSchemaConverter } from '../tools/json-schema.js';
 import { runCall } from '../tools/run-call.js';
 import { ChatStore, INITIAL_RUN } from './chat-store.js';
 import { appendText, fromDto, hasPart, replaceText, textOf, upsertPart } from './content.js';
@@ -274,7 +274,7 @@ export class ChatController {
     this.store.setRun(INITIAL_RUN);
     this.store.setMeta({ status: 'submitted', sendMessageError: undefined });
 
-    const body: SendMessageBody = { message: text, stream: true, ...this.#advertised() };
+    const body: SendMessageBody = { message: text, stream: true };
     if (opts.model) body.model = opts.model;
     try {
       body.timezone = Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -283,6 +283,7 @@ export class ChatController {
     }
 
     try {
+      Object.assign(body, await this.#advertised());
       const res = await http.send({
         method: 'POST',
         path: `/messages/${encodeURIComponent(this.sessionId)}`,
@@ -306,13 +307,17 @@ export class ChatController {
   }
 
   /** Tools and actions advertised with a message, their zod schemas as JSON schema. */
-  #advertised(): Pick<SendMessageBody, 'tools' | 'agActions'> {
-    const tools = Object.values(this.deps.options().browserTools ?? {}).map((t) => ({
+  async #advertised(): Promise<Pick<SendMessageBody, 'tools' | 'agActions'>> {
+    const browserTools = Object.values(this.deps.options().browserTools ?? {});
+    const actions = this.deps.actions.list();
+    if (browserTools.length === 0 && actions.length === 0) return {};
+    const toJsonSchema = await loadJsonSchemaConverter();
+    const tools = browserTools.map((t) => ({
       name: t.toolName,
       description: t.description,
       schema: toJsonSchema(t.schema),
     }));
-    const agActions = this.deps.actions.list().map((a) => ({
+    const agActions = actions.map((a) => ({
       name: a.name,
       description: a.description,
       schema: toJsonSchema(a.parameters),

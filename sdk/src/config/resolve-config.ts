@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IidService } from '../../../contracts/chain-schemas.js';
+import type { IidDocument } from '../../../contracts/chain-schemas.js';
 import { OracleConfig } from '../../../contracts/oracle.js';
 import { OracleRequestError } from '../http/oracle-request-error.js';
 import type { OracleOverrides } from '../types.js';
@@ -12,7 +12,16 @@ export interface OracleEndpoints {
   wsUrl: string | undefined;
 }
 
-const EntityServices = z.object({ iidDocument: z.object({ service: z.array(IidService) }) });
+/**
+ * The fields of the entity route's answer that resolution reads. Declared here (the contract's full schemas
+ * would more than double the library's size) and held to the contract's type by `satisfies`.
+ */
+const IidServiceFields = z.object({
+  id: z.string(),
+  type: z.string(),
+  serviceEndpoint: z.string(),
+}) satisfies z.ZodType<IidDocument['service'][number]>;
+const EntityServices = z.object({ iidDocument: z.object({ service: z.array(IidServiceFields) }) });
 
 const origin = (endpoint: string): string | undefined => {
   try {

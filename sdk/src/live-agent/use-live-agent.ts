@@ -1,14 +1,33 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { Room, RoomOptions } from 'livekit-client';
+import type { Room } from 'livekit-client';
 
 /** Connection state of a live-agent call. */
 export type LiveAgentState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'disconnected' | 'error';
 
-/** The part of a LiveKit `Room` this hook uses (a real `Room`, or a test double). */
-export type LiveAgentRoom = Pick<
-  Room,
-  'connect' | 'disconnect' | 'setE2EEEnabled' | 'on' | 'off' | 'localParticipant' | 'remoteParticipants'
->;
+/**
+ * The part of a LiveKit `Room` this hook uses (a real `Room`, or a test double). Declared here rather than
+ * taken from livekit-client, so apps that never make calls do not compile livekit-client's declarations.
+ */
+export interface LiveAgentRoom {
+  connect(url: string, token: string): Promise<void>;
+  disconnect(): Promise<void>;
+  setE2EEEnabled(enabled: boolean): Promise<void>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- LiveKit's typed emitter, seen from outside
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  localParticipant: {
+    setMicrophoneEnabled(enabled: boolean): Promise<unknown>;
+    setCameraEnabled(enabled: boolean): Promise<unknown>;
+  };
+  remoteParticipants: ReadonlyMap<string, { identity: string }>;
+}
+
+/** The options the hook creates its room with (livekit-client's `RoomOptions`, the fields set here). */
+export interface LiveAgentRoomOptions {
+  adaptiveStream: boolean;
+  dynacast: boolean;
+  /** `keyProvider` is livekit-client's `ExternalE2EEKeyProvider`. */
+  e2ee: { keyProvider: unknown; worker: Worker };
+}
 
 /** Where and how to join the call. */
 export interface LiveAgentConnectArgs {
@@ -32,7 +51,7 @@ export interface UseLiveAgentOptions {
    */
   createE2EEWorker: () => Worker;
   /** Creates the room (tests pass a double); default `new Room(options)` from livekit-client. */
-  createRoom?: (options: RoomOptions) => LiveAgentRoom | Promise<LiveAgentRoom>;
+  createRoom?: (options: LiveAgentRoomOptions) => LiveAgentRoom | Promise<LiveAgentRoom>;
 }
 
 /** What {@link useLiveAgent} returns. */
@@ -89,12 +108,14 @@ export function useLiveAgent(options: UseLiveAgentOptions): UseLiveAgentResult {
     try {
       const lk = await import('livekit-client');
       const keyProvider = new lk.ExternalE2EEKeyProvider();
-      const roomOptions: RoomOptions = {
+      const roomOptions = {
         adaptiveStream: true,
         dynacast: true,
         e2ee: { keyProvider, worker: opts.current.createE2EEWorker() },
-      };
-      const r = await (opts.current.createRoom ?? ((o: RoomOptions) => new lk.Room(o)))(roomOptions);
+      } satisfies LiveAgentRoomOptions;
+      const r: LiveAgentRoom = opts.current.createRoom
+        ? await opts.current.createRoom(roomOptions)
+        : (new lk.Room(roomOptions) satisfies Room);
       room.current = r;
       const refresh = () => setParticipants([...r.remoteParticipants.values()].map((p) => p.identity));
       r.on(lk.RoomEvent.ParticipantConnected, refresh);
@@ -102,7 +123,7 @@ export function useLiveAgent(options: UseLiveAgentOptions): UseLiveAgentResult {
       r.on(lk.RoomEvent.Reconnecting, () => setState('reconnecting'));
       r.on(lk.RoomEvent.Reconnected, () => setState('connected'));
       r.on(lk.RoomEvent.Disconnected, () => setState('disconnected'));
-      r.on(lk.RoomEvent.ParticipantEncryptionStatusChanged, (enabled, participant) => {
+      r.on(lk.RoomEvent.ParticipantEncryptionStatusChanged, (enabled: boolean, participant?: unknown) => {
         if (!participant || participant === r.localParticipant) setEncrypted(enabled);
       });
       await keyProvider.setKey(args.e2eeKey);

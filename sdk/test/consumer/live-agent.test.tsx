@@ -82,7 +82,7 @@ describe('useLiveAgent', () => {
     const { result } = renderHook(() =>
       useLiveAgent({
         createE2EEWorker: () => ({}) as Worker,
-        createRoom: () => double.room as unknown as LiveAgentRoom,
+        createRoom: () => double.room,
       }),
     );
     await act(() =>
