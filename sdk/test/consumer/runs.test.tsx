@@ -134,6 +134,103 @@ describe('durable runs: abort, re-join, pick-up', () => {
   });
 });
 
+describe('how a turn ends', () => {
+  const sse = (frames: string[]) =>
+    new ReadableStream<Uint8Array>({
+      start(c) {
+        for (const f of frames) c.enqueue(new TextEncoder().encode(f));
+        c.close();
+      },
+    });
+  const frame = (id: number, event: string, data: unknown) =>
+    `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+  const ts = '2026-11-23T10:00:00.000Z';
+  const headers = { 'content-type': 'text/event-stream', 'x-request-id': 'req_9', 'x-run-id': 'run_9' };
+
+  it('a resumed run (after a server restart) cuts the text back to partialLength and appends what follows', async () => {
+    const oracle = mockOracle({ sessions: [session()] });
+    server.use(
+      http.post(
+        `${oracle.control.apiUrl}/messages/ses_1`,
+        () =>
+          new Response(
+            sse([
+              frame(1, 'run', { runId: 'run_9', requestId: 'req_9' }),
+              frame(2, 'message', { content: 'Hello wor', timestamp: ts }),
+            ]),
+            { headers },
+          ),
+      ),
+      http.get(`${oracle.control.apiUrl}/runs/run_9`, ({ request }) => {
+        expect(new URL(request.url).searchParams.get('after')).toBe('2');
+        return new Response(
+          sse([
+            frame(3, 'run', { runId: 'run_9', requestId: 'req_9', resumed: true, partialLength: 6 }),
+            frame(4, 'message', { content: 'world!', timestamp: ts }),
+            frame(5, 'done', { status: 'finished' }),
+          ]),
+          { headers },
+        );
+      }),
+    );
+    const { result } = renderHook(
+      () =>
+        useChat({ oracleDid: oracle.control.oracleDid, sessionId: 'ses_1', onPaymentRequiredError: vi.fn() }),
+      { wrapper: providerFor(oracle) },
+    );
+    await waitFor(() => expect(result.current.isLoading).toBe(false));
+    act(() => result.current.sendMessage('hi'));
+    await waitFor(() => expect(result.current.run.ended).toBe('finished'));
+    expect(textOf(result.current.messages.at(-1))).toBe('Hello world!');
+    expect(result.current.run).toMatchObject({
+      runId: 'run_9',
+      requestId: 'req_9',
+      resumed: true,
+      reconnecting: false,
+    });
+    expect(result.current.status).toBe('ready');
+  });
+
+  it('an interrupted run shows its partialText; a failed one is a send error with the error text', async () => {
+    const oracle = mockOracle({ sessions: [session()] });
+    let turn = 0;
+    server.use(
+      http.post(`${oracle.control.apiUrl}/messages/ses_1`, () => {
+        turn++;
+        const frames =
+          turn === 1
+            ? [
+                frame(1, 'run', { runId: 'run_9', requestId: 'req_9' }),
+                frame(2, 'message', { content: 'Half an ans', timestamp: ts }),
+                frame(3, 'done', { status: 'interrupted', partialText: 'Half an answer' }),
+              ]
+            : [
+                frame(1, 'run', { runId: 'run_10', requestId: 'req_10' }),
+                frame(2, 'error', { error: 'The model is unavailable', timestamp: ts }),
+                frame(3, 'done', { status: 'failed', partialText: '' }),
+              ];
+        return new Response(sse(frames), { headers: { ...headers, 'x-request-id': `req_${8 + turn}` } });
+      }),
+    );
+    const { result } = renderHook(
+      () =>
+        useChat({ oracleDid: oracle.control.oracleDid, sessionId: 'ses_1', onPaymentRequiredError: vi.fn() }),
+      { wrapper: providerFor(oracle) },
+    );
+    await waitFor(() => expect(result.current.isLoading).toBe(false));
+    act(() => result.current.sendMessage('one'));
+    await waitFor(() => expect(result.current.run.ended).toBe('interrupted'));
+    expect(result.current.status).toBe('ready');
+    expect(textOf(result.current.messages.at(-1))).toBe('Half an answer');
+    expect(result.current.messages.at(-1)?.runStatus).toBe('interrupted');
+
+    act(() => result.current.sendMessage('two'));
+    await waitFor(() => expect(result.current.status).toBe('error'));
+    expect(result.current.run.ended).toBe('failed');
+    expect(result.current.sendMessageError?.message).toBe('The model is unavailable');
+  });
+});
+
 describe('capability tokens', () => {
   it('posts a fresh delegation to /delegation on delegation_missing and retries the turn once', async () => {
     const oracle = mockOracle({
