@@ -41,6 +41,8 @@ export interface ChatControllerDeps {
 
 /** One turn being streamed: its run, the last event id seen, and how it may stop. */
 interface Turn {
+  /** The optimistic user message of this turn (until history has the stored one). */
+  humanId: string | undefined;
   requestId: string | undefined;
   runId: string | undefined;
   lastEventId: number;
@@ -118,6 +120,8 @@ export class ChatController {
     if (this.#turn) {
       this.#turn.detached = true;
       this.#turn.abort.abort();
+      // A later attach picks the run up again from the server (GET /sessions/:id/run).
+      this.#turn = undefined;
     }
     this.#socket?.close();
     this.#socket = undefined;
@@ -145,11 +149,18 @@ export class ChatController {
       this.#prevCursor = prevCursor;
       const loaded = messages.map(fromDto);
       const ids = new Set(loaded.map((m) => m.id));
-      // Keep what is streaming (or was sent) now and is not in history yet.
-      const live = this.store.getMessages().filter((m) => !ids.has(m.id) && this.#isLocal(m));
+      // Keep the turn in flight (its optimistic user message and the answer) when history does not hold it
+      // yet; everything else comes from history, so a refetch never duplicates a message.
+      const turn = this.#turn;
+      const live = this.store
+        .getMessages()
+        .filter(
+          (m) => !ids.has(m.id) && turn !== undefined && (m.id === turn.humanId || m.id === turn.requestId),
+        );
       this.store.replaceAll([...loaded, ...live]);
       this.#historyLoaded = true;
-      this.store.setMeta({ isLoading: false, error: undefined, hasOlderMessages: hasOlder });
+      const recovered = this.store.getMeta().status === 'error' && !turn ? { status: 'ready' as const } : {};
+      this.store.setMeta({ isLoading: false, error: undefined, hasOlderMessages: hasOlder, ...recovered });
     } catch (e) {
       if (epoch === this.#epoch) {
         this.#reportPayment(e);
@@ -180,14 +191,6 @@ export class ChatController {
 
   #pageSize(): number {
     return this.deps.options().historyPageSize ?? 20;
-  }
-
-  #isLocal(m: IMessage): boolean {
-    return (
-      m.id === this.#turn?.requestId ||
-      (m.type === 'human' && !this.#historyLoaded) ||
-      m.id.startsWith('local:')
-    );
   }
 
   async #fetchHistory(
@@ -265,6 +268,7 @@ export class ChatController {
     const opts = this.deps.options();
     this.store.mode = opts.streamingMode ?? 'batched';
     const humanId = `local:${randomId()}`;
+    turn.humanId = humanId;
     this.store.upsert(humanId, () => ({
       id: humanId,
       type: 'human',
@@ -333,6 +337,7 @@ export class ChatController {
     let markDone!: () => void;
     const done = new Promise<void>((r) => (markDone = r));
     const turn: Turn = {
+      humanId: undefined,
       requestId: undefined,
       runId: undefined,
       lastEventId: 0,

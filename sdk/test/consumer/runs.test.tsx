@@ -1,6 +1,7 @@
 import { useChat, type IMessage } from '@open-oracles/oracles-client-sdk';
 import { act, renderHook, waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
+import { StrictMode } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { mockOracle, providerFor, server, session } from './harness.js';
@@ -393,6 +394,46 @@ describe('history', () => {
       },
       { name: 'WeatherCard', props: { id: 'c1', args: { city: 'X' }, status: 'done', kind: 'component' } },
     ]);
+  });
+
+  it('refetchMessages after a turn gives the stored thread, without the optimistic copy', async () => {
+    const oracle = mockOracle({ sessions: [session()], script: [{ type: 'text', text: 'Stored answer.' }] });
+    const { result } = renderHook(
+      () =>
+        useChat({ oracleDid: oracle.control.oracleDid, sessionId: 'ses_1', onPaymentRequiredError: vi.fn() }),
+      { wrapper: providerFor(oracle) },
+    );
+    await waitFor(() => expect(result.current.isLoading).toBe(false));
+    act(() => result.current.sendMessage('Question'));
+    await waitFor(() => expect(result.current.status).toBe('ready'));
+    const streamedAnswerId = result.current.messages.at(-1)?.id;
+    await act(() => result.current.refetchMessages());
+    expect(result.current.messages.map((m) => [m.type, textOf(m)])).toEqual([
+      ['human', 'Question'],
+      ['ai', 'Stored answer.'],
+    ]);
+    expect(result.current.messages.at(-1)?.id).toBe(streamedAnswerId);
+  });
+
+  it('works under StrictMode (effects mounted twice)', async () => {
+    const oracle = mockOracle({ sessions: [session()], script: [{ type: 'text', text: 'strict ok' }] });
+    const Provider = providerFor(oracle);
+    const { result } = renderHook(
+      () =>
+        useChat({ oracleDid: oracle.control.oracleDid, sessionId: 'ses_1', onPaymentRequiredError: vi.fn() }),
+      {
+        wrapper: ({ children }) => (
+          <StrictMode>
+            <Provider>{children}</Provider>
+          </StrictMode>
+        ),
+      },
+    );
+    await waitFor(() => expect(result.current.isRealTimeConnected).toBe(true));
+    act(() => result.current.sendMessage('hi'));
+    await waitFor(() => expect(result.current.status).toBe('ready'));
+    expect(textOf(result.current.messages.at(-1))).toBe('strict ok');
+    expect(oracle.control.toolResults).toEqual([]);
   });
 
   it('reports a load failure as error (not sendMessageError)', async () => {

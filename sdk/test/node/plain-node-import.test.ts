@@ -26,7 +26,7 @@ async function probe(entry: string): Promise<Probe> {
 }
 
 describe('importing an entry in plain Node', () => {
-  it.each(['index', 'live-agent', 'chain'])(
+  it.concurrent.each(['index', 'live-agent', 'chain'])(
     '%s neither throws nor touches a browser global',
     async (entry) => {
       const result = await probe(entry);
@@ -35,11 +35,14 @@ describe('importing an entry in plain Node', () => {
     },
   );
 
-  it('msw neither throws nor touches a browser global beyond msw’s own environment checks', async () => {
-    const result = await probe('msw');
-    expect(result.error).toBeUndefined();
-    expect(result.ok).toBe(true);
-    // msw itself reads `typeof navigator` / `typeof localStorage` to tell Node from a browser; nothing else.
-    expect(result.touched.filter((n) => n !== 'navigator' && n !== 'localStorage')).toEqual([]);
-  });
+  it.concurrent(
+    'msw neither throws nor touches a browser global beyond msw’s own environment checks',
+    async () => {
+      const result = await probe('msw');
+      expect(result.error).toBeUndefined();
+      expect(result.ok).toBe(true);
+      // msw itself reads `typeof navigator` / `typeof localStorage` to tell Node from a browser; nothing else.
+      expect(result.touched.filter((n) => n !== 'navigator' && n !== 'localStorage')).toEqual([]);
+    },
+  );
 });
