@@ -6,7 +6,12 @@ import {
   type AnyEvent,
   type DoneEvent,
 } from '../../../contracts/events.js';
-import type { RunInfo, SendMessageBody, TranscriptPage, MessageDto } from '../../../contracts/oracle.js';
+import {
+  oracleContract,
+  type MessageDto,
+  type RunInfo,
+  type SendMessageBody,
+} from '../../../contracts/oracle.js';
 import type { ActionRegistry } from '../context/action-registry.js';
 import type { OracleHttp } from '../http/oracle-http.js';
 import { isPaymentRequired, OracleRequestError } from '../http/oracle-request-error.js';
@@ -175,9 +180,8 @@ export class ChatController {
     const http = this.#endpoints?.http;
     if (!http || !this.#prevCursor) return;
     try {
-      const page = await http.json<TranscriptPage>({
-        method: 'GET',
-        path: `/sessions/${encodeURIComponent(this.sessionId)}/messages`,
+      const page = await http.call(oracleContract.transcript, {
+        params: { sessionId: this.sessionId },
         query: { limit: this.#pageSize(), before: this.#prevCursor },
       });
       this.#prevCursor = page.prevCursor;
@@ -196,20 +200,16 @@ export class ChatController {
   async #fetchHistory(
     http: OracleHttp,
   ): Promise<{ messages: MessageDto[]; prevCursor: string | null; hasOlder: boolean }> {
-    const sid = encodeURIComponent(this.sessionId);
+    const params = { sessionId: this.sessionId };
     try {
-      return await http.json<TranscriptPage>({
-        method: 'GET',
-        path: `/sessions/${sid}/messages`,
-        query: { limit: this.#pageSize() },
-      });
+      return await http.call(oracleContract.transcript, { params, query: { limit: this.#pageSize() } });
     } catch (e) {
       // Older services have only the whole history (reference SDK 1.4.0 falls back the same way).
       const routeMissing =
         e instanceof OracleRequestError &&
         (e.status === 405 || (e.status === 404 && e.code !== 'session_not_found'));
       if (!routeMissing) throw e;
-      const all = await http.json<{ messages: MessageDto[] }>({ method: 'GET', path: `/messages/${sid}` });
+      const all = await http.call(oracleContract.history, { params });
       return { messages: all.messages, prevCursor: null, hasOlder: false };
     }
   }
@@ -219,10 +219,7 @@ export class ChatController {
     if (!http || this.#turn) return;
     let run: RunInfo;
     try {
-      ({ run } = await http.json<{ run: RunInfo }>({
-        method: 'GET',
-        path: `/sessions/${encodeURIComponent(this.sessionId)}/run`,
-      }));
+      ({ run } = await http.call(oracleContract.currentRun, { params: { sessionId: this.sessionId } }));
     } catch {
       return; // 404: no run; anything else: nothing to pick up
     }
@@ -288,9 +285,8 @@ export class ChatController {
 
     try {
       Object.assign(body, await this.#advertised());
-      const res = await http.send({
-        method: 'POST',
-        path: `/messages/${encodeURIComponent(this.sessionId)}`,
+      const res = await http.open(oracleContract.send, {
+        params: { sessionId: this.sessionId },
         body,
         signal: turn.abort.signal,
         headers: { accept: 'text/event-stream' },
@@ -398,9 +394,8 @@ export class ChatController {
       if (turn.detached || turn.userAborted) return;
       const before = turn.lastEventId;
       try {
-        const res = await http.send({
-          method: 'GET',
-          path: `/runs/${encodeURIComponent(turn.runId)}`,
+        const res = await http.open(oracleContract.rejoinRun, {
+          params: { runId: turn.runId },
           query: { after: turn.lastEventId },
           headers: { accept: 'text/event-stream' },
           signal: turn.abort.signal,
@@ -562,7 +557,7 @@ export class ChatController {
     if (!turn || !http) return;
     turn.userAborted = true;
     try {
-      await http.json({ method: 'POST', path: '/messages/abort', body: { sessionId: this.sessionId } });
+      await http.call(oracleContract.abort, { body: { sessionId: this.sessionId } });
     } catch {
       // The local stop below still happens.
     }

@@ -1,5 +1,5 @@
 import { useCallback, useState } from 'react';
-import type { CreditsAccount } from '../../../contracts/credits.js';
+import { creditsContract, type CreditsAccount } from '../../../contracts/credits.js';
 import { resolveOracleHttp } from '../config/resolve-http.js';
 import { useOraclesContext } from '../context/oracles-context.js';
 import type { OracleOverrides } from '../types.js';
@@ -64,7 +64,7 @@ export function useContractOracle(): UseContractOracleResult {
   const getCredits = useCallback(
     async (oracleDid: string, overrides?: OracleOverrides) => {
       const http = await resolveOracleHttp(ctx, oracleDid, overrides);
-      return http.json<CreditsAccount>({ method: 'GET', path: '/credits' });
+      return http.call(creditsContract.account, {});
     },
     [ctx],
   );
@@ -75,7 +75,7 @@ export function useContractOracle(): UseContractOracleResult {
       setError(undefined);
       try {
         const http = await resolveOracleHttp(ctx, oracleDid, overrides);
-        const account = await http.json<CreditsAccount>({ method: 'GET', path: '/credits' });
+        const account = await http.call(creditsContract.account, {});
         const coin = { denom: account.payTo.denom, amount: String(amount) };
         const msg: MsgSend = {
           typeUrl: '/cosmos.bank.v1beta1.MsgSend',
@@ -83,11 +83,7 @@ export function useContractOracle(): UseContractOracleResult {
         };
         const txHash = txHashOf(await ctx.transactSignX([msg], memo));
         if (!txHash) throw new Error('transactSignX returned no transaction hash');
-        const paid = await http.json<{ balance: number; settledClaims: string[] }>({
-          method: 'POST',
-          path: '/credits/payments',
-          body: { txHash, amount: coin },
-        });
+        const paid = await http.call(creditsContract.pay, { body: { txHash, amount: coin } });
         return { txHash, ...paid };
       } catch (e) {
         const err = e instanceof Error ? e : new Error(String(e));

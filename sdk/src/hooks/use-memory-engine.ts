@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import type { Memory, RememberBody } from '../../../contracts/memory.js';
+import { memoryContract, type Memory, type RememberBody } from '../../../contracts/memory.js';
 import { resolveOracleHttp } from '../config/resolve-http.js';
 import { useOraclesContext } from '../context/oracles-context.js';
 import type { OracleOverrides } from '../types.js';
@@ -32,13 +32,12 @@ export function useMemoryEngine(): UseMemoryEngineResult {
   return useMemo<UseMemoryEngineResult>(
     () => ({
       listMemories: async (oracleDid, query = {}, overrides) =>
-        (await resolveOracleHttp(ctx, oracleDid, overrides)).json({ method: 'GET', path: '/memory', query }),
+        (await resolveOracleHttp(ctx, oracleDid, overrides)).call(memoryContract.list, { query }),
       remember: async (oracleDid, body, overrides) =>
-        (await resolveOracleHttp(ctx, oracleDid, overrides)).json({ method: 'POST', path: '/memory', body }),
+        (await resolveOracleHttp(ctx, oracleDid, overrides)).call(memoryContract.remember, { body }),
       forget: async (oracleDid, memoryId, overrides) => {
-        await (
-          await resolveOracleHttp(ctx, oracleDid, overrides)
-        ).json({ method: 'DELETE', path: `/memory/${encodeURIComponent(memoryId)}` });
+        const http = await resolveOracleHttp(ctx, oracleDid, overrides);
+        await http.call(memoryContract.forget, { params: { memoryId } });
       },
     }),
     [ctx],

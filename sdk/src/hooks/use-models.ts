@@ -1,4 +1,4 @@
-import type { ModelInfo } from '../../../contracts/oracle.js';
+import { oracleContract, type ModelInfo } from '../../../contracts/oracle.js';
 import { useOraclesContext } from '../context/oracles-context.js';
 import { useQuery } from '../store/use-query.js';
 import type { OracleOverrides } from '../types.js';
@@ -28,11 +28,7 @@ export function useModels(oracleDid: string, overrides?: OracleOverrides): UseMo
     ['oracle-models', oracleDid, http?.baseUrl ?? null],
     () => {
       if (!http) throw new Error('The oracle config is not ready');
-      return http.json<{ models: ModelInfo[]; default: string }>({
-        method: 'GET',
-        path: '/models',
-        public: true,
-      });
+      return http.call(oracleContract.models, {});
     },
     http !== undefined,
   );

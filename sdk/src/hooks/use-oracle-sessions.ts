@@ -1,5 +1,5 @@
 import { useCallback, useState } from 'react';
-import type { ChatSession, SessionPage } from '../../../contracts/oracle.js';
+import { oracleContract, type ChatSession, type SessionPage } from '../../../contracts/oracle.js';
 import { useOraclesContext } from '../context/oracles-context.js';
 import { useQuery } from '../store/use-query.js';
 import type { OracleOverrides } from '../types.js';
@@ -47,11 +47,7 @@ export function useOracleSessions(
       const all: ChatSession[] = [];
       let total = 0;
       for (let page = 0; page < pages; page++) {
-        const res = await http.json<SessionPage>({
-          method: 'GET',
-          path: '/sessions',
-          query: { limit, offset: page * limit },
-        });
+        const res = await http.call(oracleContract.listSessions, { query: { limit, offset: page * limit } });
         all.push(...res.sessions);
         total = res.total;
         if (all.length >= total) break;
@@ -64,9 +60,7 @@ export function useOracleSessions(
   const createSession = useCallback(
     async (title?: string): Promise<ChatSession> => {
       if (!http) throw new Error('The oracle config is not ready');
-      const session = await http.json<ChatSession>({
-        method: 'POST',
-        path: '/sessions',
+      const session = await http.call(oracleContract.createSession, {
         body: title === undefined ? {} : { title },
       });
       await cache.invalidate(['oracle-sessions', oracleDid]);
@@ -78,7 +72,7 @@ export function useOracleSessions(
   const deleteSession = useCallback(
     async (sessionId: string): Promise<void> => {
       if (!http) throw new Error('The oracle config is not ready');
-      await http.json({ method: 'DELETE', path: `/sessions/${encodeURIComponent(sessionId)}` });
+      await http.call(oracleContract.deleteSession, { params: { sessionId } });
       await cache.invalidate(['oracle-sessions', oracleDid]);
     },
     [http, cache, oracleDid],

@@ -1,5 +1,7 @@
+import type { AppRoute } from '@ts-rest/core';
 import { AUTH_HEADERS } from '../../../contracts/oracle.js';
 import type { TokenCache } from '../auth/token-cache.js';
+import { isPublic, routePath, type CallArgs, type CallResult } from './contract-route.js';
 import { OracleRequestError } from './oracle-request-error.js';
 
 /** Who is calling, and where their tokens come from. */
@@ -51,6 +53,42 @@ export class OracleHttp {
       headers[AUTH_HEADERS.authType] = 'ucan';
     }
     return headers;
+  }
+
+  /**
+   * Calls a route of the contracts and parses its JSON answer: path, method, arguments and result are all
+   * typed from the route, so a call that drifts from `contracts/` does not compile.
+   *
+   * @example
+   * const page = await http.call(oracleContract.transcript, { params: { sessionId }, query: { limit: 20 } });
+   */
+  call<R extends AppRoute>(route: R, args: CallArgs<R>): Promise<CallResult<R>> {
+    return this.json<CallResult<R>>(this.#request(route, args));
+  }
+
+  /** Calls a streaming route of the contracts and returns the raw 2xx response; non-2xx throws. */
+  open<R extends AppRoute>(route: R, args: CallArgs<R>): Promise<Response> {
+    return this.send(this.#request(route, args));
+  }
+
+  #request<R extends AppRoute>(route: R, args: CallArgs<R>): OracleRequest {
+    const a = args as {
+      params?: Record<string, unknown>;
+      query?: Record<string, string | number | undefined>;
+      body?: unknown;
+      signal?: AbortSignal;
+      headers?: Record<string, string>;
+    };
+    const req: OracleRequest = {
+      method: route.method as OracleRequest['method'],
+      path: routePath(route, a.params),
+    };
+    if (a.query) req.query = a.query;
+    if (a.body !== undefined) req.body = a.body;
+    if (a.signal) req.signal = a.signal;
+    if (a.headers) req.headers = a.headers;
+    if (isPublic(route)) req.public = true;
+    return req;
   }
 
   /** Sends a request and parses its JSON answer. */
