@@ -1,6 +1,6 @@
 import { http, HttpResponse, ws, type HttpHandler, type WebSocketHandler } from 'msw';
 import type { Entity, IidDocument } from '../../../contracts/chain-schemas.js';
-import type { CreditsAccount } from '../../../contracts/credits.js';
+import { creditsContract, type CreditsAccount } from '../../../contracts/credits.js';
 import type { OracleError, OracleErrorCode, ApiErrorCode } from '../../../contracts/errors.js';
 import {
   ActionCallResultEvent,
@@ -8,18 +8,19 @@ import {
   type ActionCallResultEvent as ActionResult,
   type ToolResultEvent as ToolResult,
 } from '../../../contracts/events.js';
-import type { Memory } from '../../../contracts/memory.js';
-import type {
-  ChatSession,
-  MessageDto,
-  ModelInfo,
-  OracleConfig,
-  RunInfo,
-  SendMessageBody,
-  SerializedToken,
-  SessionPage,
-  StoredToolCall,
-  TranscriptPage,
+import { memoryContract, type Memory } from '../../../contracts/memory.js';
+import {
+  oracleContract,
+  type ChatSession,
+  type MessageDto,
+  type ModelInfo,
+  type OracleConfig,
+  type RunInfo,
+  type SendMessageBody,
+  type SerializedToken,
+  type SessionPage,
+  type StoredToolCall,
+  type TranscriptPage,
 } from '../../../contracts/oracle.js';
 import { MockRun } from './mock-run.js';
 import { SocketIoMockClient } from './socket-io-mock.js';
@@ -528,15 +529,15 @@ export function createOracleHandlers(options: OracleMockOptions = {}): OracleHan
       return HttpResponse.json(entityDoc());
     }),
     // --- public ---
-    http.get(url('/config'), () => HttpResponse.json<OracleConfig>(config)),
-    http.get(url('/models'), () =>
+    http.get(url(oracleContract.config.path), () => HttpResponse.json<OracleConfig>(config)),
+    http.get(url(oracleContract.models.path), () =>
       HttpResponse.json<{ models: ModelInfo[]; default: string }>({
         models,
         default: models.find((m) => m.isDefault)?.id ?? models[0]?.id ?? 'scripted',
       }),
     ),
     // --- sessions ---
-    http.post(url('/sessions'), async ({ request }) => {
+    http.post(url(oracleContract.createSession.path), async ({ request }) => {
       const refused = await guard(request, '/sessions');
       if (refused) return refused;
       const body = (requests.at(-1)?.body ?? {}) as { title?: string };
@@ -553,7 +554,7 @@ export function createOracleHandlers(options: OracleMockOptions = {}): OracleHan
       history.set(session.sessionId, []);
       return HttpResponse.json<ChatSession>(session, { status: 201 });
     }),
-    http.get(url('/sessions'), async ({ request }) => {
+    http.get(url(oracleContract.listSessions.path), async ({ request }) => {
       const refused = await guard(request, '/sessions');
       if (refused) return refused;
       const q = new URL(request.url).searchParams;
@@ -564,7 +565,7 @@ export function createOracleHandlers(options: OracleMockOptions = {}): OracleHan
         total: sessions.length,
       });
     }),
-    http.delete(url('/sessions/:sessionId'), async ({ request, params }) => {
+    http.delete(url(oracleContract.deleteSession.path), async ({ request, params }) => {
       const sessionId = String(params['sessionId']);
       const refused = await guard(request, `/sessions/${sessionId}`);
       if (refused) return refused;
@@ -574,7 +575,7 @@ export function createOracleHandlers(options: OracleMockOptions = {}): OracleHan
       history.delete(sessionId);
       return HttpResponse.json<{ message: string }>({ message: 'Session deleted' });
     }),
-    http.get(url('/sessions/:sessionId/messages'), async ({ request, params }) => {
+    http.get(url(oracleContract.transcript.path), async ({ request, params }) => {
       const sessionId = String(params['sessionId']);
       const refused = await guard(request, `/sessions/${sessionId}/messages`);
       if (refused) return refused;
@@ -583,7 +584,7 @@ export function createOracleHandlers(options: OracleMockOptions = {}): OracleHan
       if (!thread) return notFound();
       return HttpResponse.json<TranscriptPage>(transcriptPage(thread, new URL(request.url).searchParams));
     }),
-    http.get(url('/sessions/:sessionId/run'), async ({ request, params }) => {
+    http.get(url(oracleContract.currentRun.path), async ({ request, params }) => {
       const sessionId = String(params['sessionId']);
       const refused = await guard(request, `/sessions/${sessionId}/run`);
       if (refused) return refused;
@@ -591,7 +592,7 @@ export function createOracleHandlers(options: OracleMockOptions = {}): OracleHan
       if (!run) return errorBody(404, 'not_found', 'No run.');
       return HttpResponse.json<{ run: RunInfo }>({ run: run.info() });
     }),
-    http.post(url('/messages/abort'), async ({ request }) => {
+    http.post(url(oracleContract.abort.path), async ({ request }) => {
       const refused = await guard(request, '/messages/abort');
       if (refused) return refused;
       const { sessionId } = requests.at(-1)?.body as { sessionId: string };
@@ -600,7 +601,7 @@ export function createOracleHandlers(options: OracleMockOptions = {}): OracleHan
       if (run && live) run.abortRequested = true;
       return HttpResponse.json<{ success: boolean }>({ success: live });
     }),
-    http.get(url('/messages/:sessionId'), async ({ request, params }) => {
+    http.get(url(oracleContract.history.path), async ({ request, params }) => {
       const sessionId = String(params['sessionId']);
       const refused = await guard(request, `/messages/${sessionId}`);
       if (refused) return refused;
@@ -608,7 +609,7 @@ export function createOracleHandlers(options: OracleMockOptions = {}): OracleHan
       if (!thread) return notFound();
       return HttpResponse.json<{ messages: MessageDto[] }>({ messages: thread });
     }),
-    http.post(url('/messages/:sessionId'), async ({ request, params }) => {
+    http.post(url(oracleContract.send.path), async ({ request, params }) => {
       const sessionId = String(params['sessionId']);
       const refused = await guard(request, `/messages/${sessionId}`);
       if (refused) return refused;
@@ -634,7 +635,7 @@ export function createOracleHandlers(options: OracleMockOptions = {}): OracleHan
       void execute(run, steps, body.message);
       return response;
     }),
-    http.get(url('/runs/:runId'), async ({ request, params }) => {
+    http.get(url(oracleContract.rejoinRun.path), async ({ request, params }) => {
       const runId = String(params['runId']);
       const refused = await guard(request, `/runs/${runId}`);
       if (refused) return refused;
@@ -644,7 +645,7 @@ export function createOracleHandlers(options: OracleMockOptions = {}): OracleHan
       const after = Number(q.get('after') ?? request.headers.get('last-event-id') ?? 0);
       return eventStream(run, Number.isFinite(after) ? after : 0, request.signal);
     }),
-    http.post(url('/delegation'), async ({ request }) => {
+    http.post(url(oracleContract.storeDelegation.path), async ({ request }) => {
       const refused = await guard(request, '/delegation');
       if (refused) return refused;
       const token = requests.at(-1)?.body as SerializedToken;
@@ -657,12 +658,12 @@ export function createOracleHandlers(options: OracleMockOptions = {}): OracleHan
       });
     }),
     // --- credits and memory ---
-    http.get(url('/credits'), async ({ request }) => {
+    http.get(url(creditsContract.account.path), async ({ request }) => {
       const refused = await guard(request, '/credits');
       if (refused) return refused;
       return HttpResponse.json<CreditsAccount>({ ...credits, outstandingClaims: paymentRequired || [] });
     }),
-    http.post(url('/credits/payments'), async ({ request }) => {
+    http.post(url(creditsContract.pay.path), async ({ request }) => {
       const refused = await guard(request, '/credits/payments');
       if (refused) return refused;
       const { amount } = requests.at(-1)?.body as { amount: { amount: string } };
@@ -674,7 +675,7 @@ export function createOracleHandlers(options: OracleMockOptions = {}): OracleHan
         settledClaims,
       });
     }),
-    http.get(url('/memory'), async ({ request }) => {
+    http.get(url(memoryContract.list.path), async ({ request }) => {
       const refused = await guard(request, '/memory');
       if (refused) return refused;
       const q = new URL(request.url).searchParams.get('q')?.toLowerCase();
@@ -684,7 +685,7 @@ export function createOracleHandlers(options: OracleMockOptions = {}): OracleHan
         total: found.length,
       });
     }),
-    http.post(url('/memory'), async ({ request }) => {
+    http.post(url(memoryContract.remember.path), async ({ request }) => {
       const refused = await guard(request, '/memory');
       if (refused) return refused;
       const body = requests.at(-1)?.body as { content: string; tags?: string[] };
@@ -697,7 +698,7 @@ export function createOracleHandlers(options: OracleMockOptions = {}): OracleHan
       memories.unshift(memory);
       return HttpResponse.json<Memory>(memory, { status: 201 });
     }),
-    http.delete(url('/memory/:memoryId'), async ({ request, params }) => {
+    http.delete(url(memoryContract.forget.path), async ({ request, params }) => {
       const memoryId = String(params['memoryId']);
       const refused = await guard(request, `/memory/${memoryId}`);
       if (refused) return refused;
