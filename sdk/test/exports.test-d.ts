@@ -27,3 +27,17 @@ describe('root entry types', () => {
     type _NoEvents = UseChatResult['events'];
   });
 });
+
+describe('the MSW kit is typed from the contracts', () => {
+  it('rejects script steps and fixtures that do not match', () => {
+    const ok: MockStep[] = [{ type: 'render_component', componentName: 'Card', args: { a: 1 } }];
+    expectTypeOf(ok).toBeArray();
+    // @ts-expect-error a component's args are an object
+    const badArgs: MockStep = { type: 'render_component', componentName: 'Card', args: 'x' };
+    // @ts-expect-error no such step
+    const badStep: MockStep = { type: 'teleport' };
+    // @ts-expect-error history messages are MessageDto: `type` is 'ai' or 'human'
+    const badHistory: OracleMockOptions = { history: { s: [{ id: '1', type: 'system', content: 'x' }] } };
+    void [badArgs, badStep, badHistory];
+  });
+});

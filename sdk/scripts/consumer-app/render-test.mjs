@@ -70,7 +70,10 @@ const server = setupServer(...oracle);
 server.listen({ onUnhandledRequest: 'error' });
 dom.window.document.title = 'Consumer app';
 
-const uiComponents = { WeatherCard: ({ city }) => h('strong', { 'data-city': city }, `Weather in ${city}`) };
+const uiComponents = {
+  WeatherCard: ({ city }) => h('strong', { 'data-city': city }, `Weather in ${city}`),
+  ToolCall: ({ toolName, status }) => h('small', null, ` [${toolName} ${status}] `),
+};
 let chat;
 function Chat() {
   chat = sdk.useChat({
@@ -126,7 +129,7 @@ await until('history and socket', () => chat.messages.length === 1 && chat.isRea
 await React.act(async () => chat.sendMessage('weather?'));
 await until('the answer', () => chat.status === 'ready' && chat.messages.length === 3);
 const ai = document.querySelector('p.ai');
-assert.equal(ai.textContent, 'Here is the weather. Weather in NairobiDone.');
+assert.equal(ai.textContent, 'Here is the weather. Weather in Nairobi [pageTitle done] Done.');
 assert.equal(document.querySelector('strong').dataset.city, 'Nairobi');
 assert.deepEqual(
   oracle.control.toolResults.map((r) => r.result),
