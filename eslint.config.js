@@ -11,7 +11,8 @@ const boundary = (from, forbidden) => ({
       {
         patterns: [
           {
-            group: forbidden.flatMap((dir) => [`**/${dir}`, `**/${dir}/**`]),
+            // Relative paths only: a package subpath such as `react-dom/server` is not the repo's server/.
+            regex: `^\\.{1,2}/(?:.*/)?(?:${forbidden.join('|')})(?:/|$)`,
             message: `${from}/ must not import ${forbidden.join(' or ')}/ (see ../shared/design/ARCHITECTURE.md, layering rules).`,
           },
         ],

@@ -1,6 +1,7 @@
 // Type tests of the root entry: the spec's types are exported, and the spec's "no such field" holds.
 import { describe, expectTypeOf, it } from 'vitest';
 import type { AnyEvent, IChatOptions, IMessage, UIComponents, UseChatResult } from '../src/index.js';
+import type { MockStep, OracleMockOptions } from '../src/msw.js';
 
 describe('root entry types', () => {
   it('exports IChatOptions, IMessage, AnyEvent and UIComponents with the spec fields', () => {
