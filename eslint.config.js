@@ -11,7 +11,8 @@ const boundary = (from, forbidden) => ({
       {
         patterns: [
           {
-            group: forbidden.flatMap((dir) => [`**/${dir}`, `**/${dir}/**`]),
+            // Relative paths only: a package subpath such as `react-dom/server` is not the repo's server/.
+            regex: `^\\.{1,2}/(?:.*/)?(?:${forbidden.join('|')})(?:/|$)`,
             message: `${from}/ must not import ${forbidden.join(' or ')}/ (see ../shared/design/ARCHITECTURE.md, layering rules).`,
           },
         ],
@@ -21,7 +22,18 @@ const boundary = (from, forbidden) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['generated/', 'node_modules/', 'data/', 'coverage/'] },
+  {
+    ignores: [
+      'generated/',
+      'node_modules/',
+      'data/',
+      'coverage/',
+      'sdk/dist/',
+      'sdk/scripts/consumer-app/',
+      'demo/dist/',
+      'demo/public/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -39,9 +51,35 @@ export default tseslint.config(
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
   boundary('server', ['sdk']),
   boundary('sdk', ['server']),
-  boundary('contracts', ['server', 'sdk', 'generated']),
+  boundary('demo', ['server']),
+  // contracts/ holds declarations only: it imports zod, ts-rest's contract builder and its own files, and no
+  // runtime client code (ts-rest's clients live in sdk/, e.g. sdk/src/chain-client.ts).
   {
-    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    files: ['contracts/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!(zod|@ts-rest/core|\\./[^/]+)$)',
+              message:
+                'contracts/ imports only zod, @ts-rest/core and its own files (see ../shared/design/ARCHITECTURE.md, layering rules).',
+            },
+          ],
+          paths: [
+            {
+              name: '@ts-rest/core',
+              importNames: ['initClient', 'tsRestFetchApi', 'initQueryClient', 'getCompleteUrl', 'fetchApi'],
+              message: 'contracts/ holds declarations only; runtime client code belongs in sdk/.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'sdk/test/**/*.{ts,tsx}', 'sdk/bench/**/*.{ts,tsx}'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',

@@ -120,7 +120,14 @@ export const EnvSchema = z.object({
   ORACLE_NAME: z.string().min(1).max(80).default('Guide oracle'),
   /** Plugins switched on (`name`) or off (`-name`) beyond their defaults, e.g. `credits,-user-preferences`. */
   ORACLE_FEATURES: list.pipe(
-    z.array(z.string().regex(/^[+-]?[a-z][a-z0-9-]{1,40}$/, 'ORACLE_FEATURES items are plugin names, optionally prefixed with -')),
+    z.array(
+      z
+        .string()
+        .regex(
+          /^[+-]?[a-z][a-z0-9-]{1,40}$/,
+          'ORACLE_FEATURES items are plugin names, optionally prefixed with -',
+        ),
+    ),
   ),
   /** Browser origins allowed to call the oracle routes (`*`: any; tokens travel in headers, not cookies). */
   ORACLE_CORS_ORIGINS: list.transform((v) => (v.length ? v : ['*'])),

@@ -28,7 +28,9 @@ export interface Part {
   /** Mounted at the app root; each part owns its own paths. */
   router: Router;
   /** What the part adds to `/health` (e.g. the oracle's plugins and their states). */
-  health?(): Promise<{ plugins?: { name: string; state: 'ready' | 'degraded' | 'disabled'; reason?: string }[] }>;
+  health?(): Promise<{
+    plugins?: { name: string; state: 'ready' | 'degraded' | 'disabled'; reason?: string }[];
+  }>;
   /** Called once the HTTP server listens (e.g. to attach socket.io to it). */
   attach?(http: Server): void;
   /** Releases what the part opened itself (timers, channels, servers). Shared connections are closed by main. */

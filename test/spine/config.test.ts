@@ -27,7 +27,8 @@ describe('server/config.ts', () => {
       NODE_ENV: 'production',
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test',
       PIN_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-      ORACLE_SIGNING_KEY: 'MgCY1B4pkDdXa5CG0C+oTn3SNCUmPOy8zMyQZiSbTzeJ7VO0BXR1c5kvNVFMBTuKvGfYuJbqFZ9Ut7lqDHITs5qKzoY8=',
+      ORACLE_SIGNING_KEY:
+        'MgCY1B4pkDdXa5CG0C+oTn3SNCUmPOy8zMyQZiSbTzeJ7VO0BXR1c5kvNVFMBTuKvGfYuJbqFZ9Ut7lqDHITs5qKzoY8=',
     });
     expect(config.NODE_ENV).toBe('production');
   });

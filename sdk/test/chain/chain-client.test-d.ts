@@ -1,7 +1,7 @@
 // Type tests of the typed chain client: calls that drift from contracts/chain.ts must not compile.
 import { describe, expectTypeOf, it } from 'vitest';
-import { createChainClient } from '../../contracts/chain-client.js';
-import type { Collection, Entity } from '../../contracts/chain-schemas.js';
+import { createChainClient } from '../../src/chain-client.js';
+import type { Collection, Entity } from '../../../contracts/chain-schemas.js';
 
 const chain = createChainClient({ baseUrl: 'http://localhost:3000' });
 

@@ -1,5 +1,5 @@
 import { initClient, tsRestFetchApi, type ApiFetcher, type InitClientReturn } from '@ts-rest/core';
-import { CHAIN_DEFAULT_PREFIX, chainContract, type ChainContract } from './chain.js';
+import { CHAIN_DEFAULT_PREFIX, chainContract, type ChainContract } from '../../contracts/chain.js';
 
 /** Which generation of REST paths a deployment serves: `/ixo/claims/claims` (current) or `/ixo/claim`. */
 export type ChainPathShape = 'current' | 'legacy';

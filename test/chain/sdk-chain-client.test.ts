@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { createChainClient, type ChainPathShape } from '../../contracts/chain-client.js';
+import { createChainClient, type ChainPathShape } from '../../sdk/src/chain-client.js';
 import type { Claim, Entity } from '../../contracts/chain-schemas.js';
 import { startFixtureNode, type FixtureNode } from '../../server/chain/fixture-node/fixture-node.js';
 import { startGateway, TEST_PUBLIC_BASE_URL, type Gateway } from './gateway-harness.js';

@@ -1,0 +1,224 @@
+// SDK benchmark (issue 13 §6): renders per second while 500 tokens/s stream, in `batched` and `immediate`
+// mode; heap growth while a 5,000-message thread takes a streamed answer; the core bundle's size min+gzip
+// without its peers (react, react-dom, zod). Run: npm run bench:sdk (node --expose-gc).
+import { build } from 'esbuild';
+import { JSDOM } from 'jsdom';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const TOKENS_PER_SECOND = 500;
+const STREAM_SECONDS = Number(process.env['BENCH_SDK_SECONDS'] ?? 4);
+const THREAD = 5000;
+const sdkDir = fileURLToPath(new URL('..', import.meta.url));
+
+// --- bundle size -------------------------------------------------------------------------------------------
+async function bundleSize(): Promise<{ eager: number; eagerGz: number; lazy: number; lazyGz: number }> {
+  const out = await build({
+    entryPoints: [`${sdkDir}src/index.ts`],
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    splitting: true,
+    platform: 'browser',
+    target: 'es2022',
+    outdir: '/tmp/sdk-bench-bundle',
+    write: false,
+    metafile: true,
+    external: ['react', 'react-dom', 'react/jsx-runtime', 'zod'],
+    logLevel: 'silent',
+  });
+  let eager = 0;
+  let eagerGz = 0;
+  let lazy = 0;
+  let lazyGz = 0;
+  for (const file of out.outputFiles) {
+    const gz = gzipSync(file.contents, { level: 9 }).length;
+    if (file.path.endsWith('/index.js')) {
+      eager += file.contents.length;
+      eagerGz += gz;
+    } else {
+      lazy += file.contents.length;
+      lazyGz += gz;
+    }
+  }
+  return { eager, eagerGz, lazy, lazyGz };
+}
+
+// --- a browser-like global scope for React ------------------------------------------------------------------
+function installDom(): void {
+  const dom = new JSDOM('<!doctype html><div id="root"></div>', {
+    pretendToBeVisual: true,
+    url: 'http://localhost/',
+  });
+  const w = dom.window as unknown as Record<string, unknown>;
+  for (const key of [
+    'window',
+    'document',
+    'navigator',
+    'HTMLElement',
+    'Node',
+    'WebSocket',
+    'requestAnimationFrame',
+    'cancelAnimationFrame',
+  ]) {
+    Object.defineProperty(globalThis, key, {
+      value: key === 'window' ? w : w[key],
+      configurable: true,
+      writable: true,
+    });
+  }
+  (globalThis as Record<string, unknown>)['IS_REACT_ACT_ENVIRONMENT'] = false;
+}
+
+const kb = (n: number): string => `${(n / 1024).toFixed(1)} KB`;
+const mb = (n: number): string => `${(n / 1024 / 1024).toFixed(2)} MB`;
+const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function main(): Promise<void> {
+  const size = await bundleSize();
+  console.log(
+    `core bundle (root entry, react/react-dom/zod external), min: ${kb(size.eager)}, min+gzip: ${kb(size.eagerGz)}`,
+  );
+  console.log(
+    `  + chunks loaded on demand (socket.io-client at the first chat connect, zod-to-json-schema at the first message with tools), min: ${kb(size.lazy)}, min+gzip: ${kb(size.lazyGz)}`,
+  );
+  console.log(`  = everything the root entry can load, min+gzip: ${kb(size.eagerGz + size.lazyGz)}`);
+
+  installDom();
+  const React = await import('react');
+  const { createRoot } = await import('react-dom/client');
+  const { http } = await import('msw');
+  const { setupServer } = await import('msw/node');
+  const sdk = await import('../src/index.js');
+  const { createOracleHandlers } = await import('../src/msw.js');
+
+  const thread = Array.from({ length: THREAD }, (_, i) => ({
+    id: `m${i}`,
+    type: i % 2 === 0 ? ('human' as const) : ('ai' as const),
+    content: `Message ${i}: ${'lorem ipsum '.repeat(8)}`,
+  }));
+  const oracle = createOracleHandlers({
+    sessions: [
+      {
+        sessionId: 'bench',
+        createdAt: '2026-11-01T10:00:00.000Z',
+        lastUpdatedAt: '2026-11-01T10:00:00.000Z',
+        oracleName: 'o',
+        oracleDid: 'did:key:o',
+      },
+    ],
+    history: { bench: thread },
+    legacyHistoryOnly: true,
+  });
+  const enc = new TextEncoder();
+  const totalTokens = TOKENS_PER_SECOND * STREAM_SECONDS;
+  let turn = 0;
+  // One token per network read, 500 a second: each read is its own macrotask, the worst case for rendering.
+  const streamHandler = http.post(`${oracle.control.apiUrl}/messages/bench`, () => {
+    const id = `req_${++turn}`;
+    const body = new ReadableStream<Uint8Array>({
+      async start(c) {
+        c.enqueue(enc.encode(`id: 1\nevent: run\ndata: {"runId":"run_${turn}","requestId":"${id}"}\n\n`));
+        const t0 = performance.now();
+        let sent = 0;
+        while (sent < totalTokens) {
+          const due = Math.min(
+            totalTokens,
+            Math.floor(((performance.now() - t0) / 1000) * TOKENS_PER_SECOND),
+          );
+          for (; sent < due; sent++)
+            c.enqueue(
+              enc.encode(
+                `id: ${sent + 2}\nevent: message\ndata: {"content":"tok${sent} ","timestamp":"2026-11-23T00:00:00.000Z"}\n\n`,
+              ),
+            );
+          await sleep(2);
+        }
+        c.enqueue(enc.encode(`id: ${totalTokens + 2}\nevent: done\ndata: {"status":"finished"}\n\n`));
+        c.close();
+      },
+    });
+    return new Response(body, {
+      headers: { 'content-type': 'text/event-stream', 'x-request-id': id, 'x-run-id': `run_${turn}` },
+    });
+  });
+  const server = setupServer(streamHandler, ...oracle);
+  server.listen({ onUnhandledRequest: 'bypass' });
+
+  async function run(mode: 'batched' | 'immediate') {
+    let renders = 0;
+    let status = 'ready';
+    let chat: ReturnType<typeof sdk.useChat> | undefined;
+    function Chat() {
+      chat = sdk.useChat({
+        oracleDid: oracle.control.oracleDid,
+        sessionId: 'bench',
+        onPaymentRequiredError: () => undefined,
+        streamingMode: mode,
+      });
+      status = chat.status;
+      if (status === 'streaming') renders++;
+      const last = chat.messages.at(-1);
+      return React.createElement(
+        'p',
+        null,
+        `${chat.messages.length} ${typeof last?.content === 'string' ? last.content.length : 0}`,
+      );
+    }
+    gc();
+    const heapEmpty = process.memoryUsage().heapUsed;
+    const container = document.createElement('div');
+    const root = createRoot(container);
+    root.render(
+      React.createElement(
+        sdk.OraclesProvider,
+        {
+          initialWallet: {
+            address: 'ixo1',
+            did: 'did:key:z6MkBench',
+            matrix: { accessToken: '', homeServer: '' },
+          },
+          transactSignX: () => Promise.resolve(''),
+          createDelegation: () => Promise.resolve({ serialized: 'd', expiresAt: Date.now() + 3_600_000 }),
+          chainRestUrl: oracle.control.chainRestUrl,
+        },
+        React.createElement(Chat),
+      ),
+    );
+    while (!chat || chat.messages.length < THREAD) await sleep(10);
+    await sleep(100);
+    gc();
+    const heapBefore = process.memoryUsage().heapUsed;
+    const t0 = performance.now();
+    chat.sendMessage('stream please');
+    while (status !== 'streaming') await sleep(1);
+    while (status === 'streaming') await sleep(5);
+    const seconds = (performance.now() - t0) / 1000;
+    await sleep(50);
+    gc();
+    const heapAfter = process.memoryUsage().heapUsed;
+    const messages = chat.messages;
+    const answer = messages.at(-1);
+    const answerLength = typeof answer?.content === 'string' ? answer.content.length : 0;
+    root.unmount();
+    return { renders, seconds, heapEmpty, heapBefore, heapAfter, answerLength, count: messages.length };
+  }
+
+  for (const mode of ['batched', 'immediate'] as const) {
+    const r = await run(mode);
+    console.log(
+      `${mode.padEnd(9)} ${totalTokens} tokens at ${TOKENS_PER_SECOND}/s in ${r.seconds.toFixed(2)} s: ${r.renders} renders while streaming = ${(r.renders / r.seconds).toFixed(0)} renders/s`,
+    );
+    console.log(
+      `          heap: the ${THREAD}-message thread took +${mb(r.heapBefore - r.heapEmpty)}; streaming the answer into it +${mb(r.heapAfter - r.heapBefore)} (the answer itself is ${r.answerLength} chars; ${r.count} messages)`,
+    );
+  }
+  server.close();
+  process.exit(0);
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

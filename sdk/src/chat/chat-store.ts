@@ -1,0 +1,158 @@
+import type { ChatStatus, IMessage, RunState, StreamingMode } from '../types.js';
+
+/** Everything of a chat but its messages: never throttled, published at once. */
+export interface ChatMeta {
+  status: ChatStatus;
+  error: Error | undefined;
+  sendMessageError: Error | undefined;
+  /** True while the first history page loads. */
+  isLoading: boolean;
+  hasOlderMessages: boolean;
+  isRealTimeConnected: boolean;
+  run: RunState;
+}
+
+export const INITIAL_RUN: RunState = Object.freeze({
+  runId: null,
+  requestId: null,
+  reconnecting: false,
+  resumed: false,
+  ended: null,
+});
+
+type Schedule = (cb: () => void) => () => void;
+
+const frame: Schedule = (cb) => {
+  if (typeof globalThis.requestAnimationFrame === 'function') {
+    const id = globalThis.requestAnimationFrame(cb);
+    return () => globalThis.cancelAnimationFrame(id);
+  }
+  const id = setTimeout(cb, 16);
+  return () => clearTimeout(id);
+};
+
+/**
+ * A chat's state outside React, read with `useSyncExternalStore` through two subscriptions: messages and
+ * meta (status, errors, run, connection). Message edits go to a working copy of the list, made once per
+ * publish (never a deep clone, never a copy per token); `batched` publishes at most once per animation
+ * frame, `immediate` at every {@link ChatStore.commit} (one per network read). Meta changes publish the
+ * pending messages first, so a status never shows before the text it follows.
+ */
+export class ChatStore {
+  #messages: IMessage[] = [];
+  #draft: IMessage[] | null = null;
+  readonly #index = new Map<string, number>();
+  #meta: ChatMeta = {
+    status: 'ready',
+    error: undefined,
+    sendMessageError: undefined,
+    isLoading: false,
+    hasOlderMessages: false,
+    isRealTimeConnected: false,
+    run: INITIAL_RUN,
+  };
+  readonly #messageListeners = new Set<() => void>();
+  readonly #metaListeners = new Set<() => void>();
+  #cancelFrame: (() => void) | undefined;
+
+  constructor(
+    public mode: StreamingMode = 'batched',
+    private readonly schedule: Schedule = frame,
+  ) {}
+
+  getMessages = (): IMessage[] => this.#messages;
+  getMeta = (): ChatMeta => this.#meta;
+
+  subscribeMessages = (listener: () => void): (() => void) => {
+    this.#messageListeners.add(listener);
+    return () => this.#messageListeners.delete(listener);
+  };
+
+  subscribeMeta = (listener: () => void): (() => void) => {
+    this.#metaListeners.add(listener);
+    return () => this.#metaListeners.delete(listener);
+  };
+
+  /** The message with this id, as last edited (published or not). */
+  find(id: string): IMessage | undefined {
+    const i = this.#index.get(id);
+    return i === undefined ? undefined : (this.#draft ?? this.#messages)[i];
+  }
+
+  /** Replaces or appends the message with this id. */
+  upsert(id: string, update: (old: IMessage | undefined) => IMessage): void {
+    const list = this.#working();
+    const i = this.#index.get(id);
+    if (i === undefined) {
+      this.#index.set(id, list.length);
+      list.push(update(undefined));
+    } else {
+      list[i] = update(list[i]);
+    }
+  }
+
+  /** Replaces the whole list. */
+  replaceAll(messages: IMessage[]): void {
+    this.#draft = messages.slice();
+    this.#reindex();
+  }
+
+  /** Inserts older messages before the current ones (ids already present are skipped). */
+  prepend(older: IMessage[]): void {
+    const fresh = older.filter((m) => !this.#index.has(m.id));
+    this.#draft = [...fresh, ...this.#working()];
+    this.#reindex();
+  }
+
+  /** Publishes the pending edits: now (`immediate`) or at the next animation frame (`batched`). */
+  commit(): void {
+    if (this.mode === 'immediate') this.flush();
+    else
+      this.#cancelFrame ??= this.schedule(() => {
+        this.#cancelFrame = undefined;
+        this.flush();
+      });
+  }
+
+  /** Publishes the pending edits now. */
+  flush(): void {
+    this.#cancelFrame?.();
+    this.#cancelFrame = undefined;
+    if (!this.#draft) return;
+    this.#messages = this.#draft;
+    this.#draft = null;
+    for (const l of [...this.#messageListeners]) l();
+  }
+
+  /** Changes meta, publishing pending messages first. */
+  setMeta(patch: Partial<ChatMeta>): void {
+    this.flush();
+    let changed = false;
+    for (const [k, v] of Object.entries(patch)) {
+      if (this.#meta[k as keyof ChatMeta] !== v) changed = true;
+    }
+    if (!changed) return;
+    this.#meta = { ...this.#meta, ...patch };
+    for (const l of [...this.#metaListeners]) l();
+  }
+
+  setRun(patch: Partial<RunState>): void {
+    this.setMeta({ run: { ...this.#meta.run, ...patch } });
+  }
+
+  /** Stops a scheduled publish (on unmount). */
+  dispose(): void {
+    this.#cancelFrame?.();
+    this.#cancelFrame = undefined;
+  }
+
+  #working(): IMessage[] {
+    this.#draft ??= this.#messages.slice();
+    return this.#draft;
+  }
+
+  #reindex(): void {
+    this.#index.clear();
+    (this.#draft ?? this.#messages).forEach((m, i) => this.#index.set(m.id, i));
+  }
+}

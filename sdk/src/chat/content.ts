@@ -1,0 +1,97 @@
+import type { MessageDto } from '../../../contracts/oracle.js';
+import type { IComponentMetadata, IMessage, MessageContent } from '../types.js';
+
+type Part = string | IComponentMetadata;
+
+const parts = (content: MessageContent): Part[] =>
+  Array.isArray(content)
+    ? content
+    : typeof content === 'string'
+      ? content === ''
+        ? []
+        : [content]
+      : [content];
+
+const pack = (list: Part[]): MessageContent =>
+  list.length === 0 ? '' : list.length === 1 && typeof list[0] === 'string' ? list[0] : list;
+
+/** The text of a message's content (its string parts joined). */
+export function textOf(content: MessageContent): string {
+  return parts(content)
+    .filter((p): p is string => typeof p === 'string')
+    .join('');
+}
+
+/** Appends a text delta: to the last text part, or as a new part after a component. */
+export function appendText(content: MessageContent, delta: string): MessageContent {
+  if (typeof content === 'string') return content + delta;
+  const list = parts(content);
+  const last = list[list.length - 1];
+  if (typeof last === 'string') return pack([...list.slice(0, -1), last + delta]);
+  return pack([...list, delta]);
+}
+
+/** Replaces the text of a message, keeping its components (text first, then the components). */
+export function replaceText(content: MessageContent, text: string): MessageContent {
+  const components = parts(content).filter((p): p is IComponentMetadata => typeof p !== 'string');
+  return pack(text === '' ? components : [text, ...components]);
+}
+
+/** Adds a component part, or updates the one with the same `props.id` in place. */
+export function upsertPart(
+  content: MessageContent,
+  id: string,
+  update: (old: IComponentMetadata | undefined) => IComponentMetadata,
+): MessageContent {
+  const list = parts(content);
+  const i = list.findIndex((p) => typeof p !== 'string' && p.props.id === id);
+  if (i === -1) return [...list, update(undefined)];
+  const next = list.slice();
+  next[i] = update(list[i] as IComponentMetadata);
+  return next;
+}
+
+/** Whether a content holds a part with this id. */
+export function hasPart(content: MessageContent, id: string): boolean {
+  return parts(content).some((p) => typeof p !== 'string' && p.props.id === id);
+}
+
+/**
+ * A history message as the SDK shows it: the text, then one part per stored tool call (a component for
+ * `component` calls, an action for `action`, a tool call otherwise), as the reference SDK builds it.
+ */
+export function fromDto(dto: MessageDto): IMessage {
+  const components: IComponentMetadata[] = (dto.toolCalls ?? []).map((tc) => {
+    const base = {
+      id: tc.id,
+      args: tc.args,
+      status: tc.status ?? 'done',
+      ...(tc.output !== undefined ? { output: tc.output } : {}),
+      ...(tc.error !== undefined ? { error: tc.error } : {}),
+    } as const;
+    switch (tc.kind) {
+      case 'component':
+        return { name: tc.name, props: { ...base, kind: 'component' } };
+      case 'action':
+        return { name: tc.name, props: { ...base, toolName: tc.name, kind: 'action', isAgAction: true } };
+      case 'browser_tool':
+      case 'tool':
+      case undefined:
+        return {
+          name: tc.name,
+          props: { ...base, toolName: tc.name, kind: tc.kind ?? 'tool', isToolCall: true },
+        };
+    }
+  });
+  const message: IMessage = {
+    id: dto.id,
+    type: dto.type,
+    content: pack(dto.content === '' ? components : [dto.content, ...components]),
+    isComplete: true,
+  };
+  if (dto.reasoning) message.reasoning = dto.reasoning;
+  if (dto.toolCalls) message.toolCalls = dto.toolCalls;
+  if (dto.runStatus) message.runStatus = dto.runStatus;
+  if (dto.createdAt) message.createdAt = dto.createdAt;
+  return message;
+}

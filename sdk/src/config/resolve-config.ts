@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import type { IidDocument } from '../../../contracts/chain-schemas.js';
+import { OracleConfig } from '../../../contracts/oracle.js';
+import { OracleRequestError } from '../http/oracle-request-error.js';
+import type { OracleOverrides } from '../types.js';
+
+/** The oracle's addresses as its on-chain IID document advertises them. */
+export interface OracleEndpoints {
+  /** Origin of the `oracleService` (or `#api`) service. */
+  apiUrl: string | undefined;
+  /** Origin of the `wsService` (or `#ws`) service. */
+  wsUrl: string | undefined;
+}
+
+/**
+ * The fields of the entity route's answer that resolution reads. Declared here (the contract's full schemas
+ * would more than double the library's size) and held to the contract's type by `satisfies`.
+ */
+const IidServiceFields = z.object({
+  id: z.string(),
+  type: z.string(),
+  serviceEndpoint: z.string(),
+}) satisfies z.ZodType<IidDocument['service'][number]>;
+const EntityServices = z.object({ iidDocument: z.object({ service: z.array(IidServiceFields) }) });
+
+const origin = (endpoint: string): string | undefined => {
+  try {
+    return new URL(endpoint).origin;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Reads an oracle's API and WebSocket origins from its IID document, through the chain gateway's REST entity
+ * route `GET {chainRestUrl}/{prefix}/entity/{did}` (services of type `oracleService` and `wsService`, or with
+ * ids `{did}#api` and `{did}#ws`).
+ */
+export async function fetchOracleEndpoints(
+  chainRestUrl: string,
+  oracleDid: string,
+  prefix = 'ixo',
+  signal?: AbortSignal,
+): Promise<OracleEndpoints> {
+  const id = encodeURIComponent(oracleDid).replace(/%3A/gi, ':');
+  const res = await globalThis.fetch(`${chainRestUrl}/${prefix}/entity/${id}`, {
+    headers: { accept: 'application/json' },
+    signal,
+  });
+  if (!res.ok) throw await OracleRequestError.from(res);
+  const { iidDocument } = EntityServices.parse(await res.json());
+  const find = (type: string, suffix: string) =>
+    iidDocument.service.find((s) => s.type === type) ??
+    iidDocument.service.find((s) => s.id === `${oracleDid}${suffix}` || s.id.endsWith(suffix));
+  const api = find('oracleService', '#api');
+  const ws = find('wsService', '#ws');
+  return {
+    apiUrl: api ? origin(api.serviceEndpoint) : undefined,
+    wsUrl: ws ? origin(ws.serviceEndpoint) : undefined,
+  };
+}
+
+/** Reads the oracle's public `GET {apiUrl}/config`. */
+export async function fetchOracleConfig(apiUrl: string, signal?: AbortSignal): Promise<OracleConfig> {
+  const res = await globalThis.fetch(`${apiUrl.replace(/\/+$/, '')}/config`, {
+    headers: { accept: 'application/json' },
+    signal,
+  });
+  if (!res.ok) throw await OracleRequestError.from(res);
+  return OracleConfig.parse(await res.json());
+}
+
+/** Which base URL and WebSocket URL win: overrides, then the chain document, then `/config`. */
+export function pickUrls(
+  overrides: OracleOverrides | undefined,
+  endpoints: OracleEndpoints | undefined,
+  config: OracleConfig | undefined,
+): { apiUrl: string | undefined; wsUrl: string | undefined } {
+  const apiUrl = overrides?.baseUrl ?? endpoints?.apiUrl;
+  const wsUrl = overrides?.wsUrl ?? endpoints?.wsUrl ?? config?.wsUrl ?? apiUrl;
+  return { apiUrl: apiUrl?.replace(/\/+$/, ''), wsUrl: wsUrl?.replace(/\/+$/, '') };
+}

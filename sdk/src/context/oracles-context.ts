@@ -1,0 +1,71 @@
+import { createContext, useContext } from 'react';
+import type { TokenCache } from '../auth/token-cache.js';
+import { OracleHttp } from '../http/oracle-http.js';
+import type { QueryCache } from '../store/query-cache.js';
+import type { ActionRegistry } from './action-registry.js';
+
+/** The connected user's wallet and messaging-server session (spec C1). */
+export interface IWalletProps {
+  address: string;
+  /** `did:<method>:<identifier>` */
+  did: string;
+  matrix: { accessToken: string; homeServer: string };
+}
+
+/** Signs and broadcasts chain transactions; resolves to the broadcast result (it carries the tx hash). */
+export type TransactionFn = (
+  messages: readonly { typeUrl: string; value: unknown }[],
+  memo?: string,
+) => Promise<unknown>;
+
+/** What every hook reads from {@link OraclesProvider}. */
+export interface OraclesContextValue {
+  wallet: IWalletProps;
+  transactSignX: TransactionFn;
+  /** Base URL of the chain gateway's REST routes, for config resolution. */
+  chainRestUrl: string | undefined;
+  /** Route prefix of the chain REST paths (default `ixo`). */
+  chainRoutePrefix: string;
+  /** Tokens per (user DID, oracle DID). */
+  tokens: TokenCache;
+  withInvocation: boolean;
+  /** The provider's one query cache. */
+  cache: QueryCache;
+  actions: ActionRegistry;
+  /** The HTTP client of an oracle at a base URL (one per pair, reused). */
+  http: (oracleDid: string, baseUrl: string) => OracleHttp;
+}
+
+export const OraclesContext = createContext<OraclesContextValue | null>(null);
+
+/** The exact message of spec C1 for a hook used outside {@link OraclesProvider}. */
+export const OUTSIDE_PROVIDER_MESSAGE = 'useOraclesContext must be used within a OraclesProvider';
+
+/**
+ * The provider's context. Throws `useOraclesContext must be used within a OraclesProvider` outside one.
+ *
+ * @example
+ * const { wallet } = useOraclesContext();
+ */
+export function useOraclesContext(): OraclesContextValue {
+  const value = useContext(OraclesContext);
+  if (!value) throw new Error(OUTSIDE_PROVIDER_MESSAGE);
+  return value;
+}
+
+/** Creates the per-oracle HTTP client factory of a provider. */
+export function httpFactory(
+  get: () => { userDid: string; tokens: TokenCache; withInvocation: boolean },
+): (oracleDid: string, baseUrl: string) => OracleHttp {
+  const clients = new Map<string, OracleHttp>();
+  return (oracleDid, baseUrl) => {
+    const { userDid, tokens, withInvocation } = get();
+    const key = `${userDid}|${oracleDid}|${baseUrl}|${withInvocation}`;
+    let client = clients.get(key);
+    if (!client) {
+      client = new OracleHttp(baseUrl, oracleDid, { userDid, tokens, withInvocation });
+      clients.set(key, client);
+    }
+    return client;
+  };
+}

@@ -1,0 +1,100 @@
+import { useCallback, useState } from 'react';
+import { creditsContract, type CreditsAccount } from '../../../contracts/credits.js';
+import { resolveOracleHttp } from '../config/resolve-http.js';
+import { useOraclesContext } from '../context/oracles-context.js';
+import type { OracleOverrides } from '../types.js';
+
+/** The bank message `useContractOracle` signs. */
+export interface MsgSend {
+  typeUrl: '/cosmos.bank.v1beta1.MsgSend';
+  value: { fromAddress: string; toAddress: string; amount: { denom: string; amount: string }[] };
+}
+
+/** Arguments of `contractOracle`. */
+export interface ContractOracleArgs {
+  oracleDid: string;
+  /** Amount to pay, an integer string (or number) in the smallest unit of the oracle's `payTo.denom`. */
+  amount: string | number;
+  memo?: string;
+  overrides?: OracleOverrides;
+}
+
+/** Result of a payment: the new balance and the claims it settled. */
+export interface ContractOracleResult {
+  txHash: string;
+  balance: number;
+  settledClaims: string[];
+}
+
+/** What {@link useContractOracle} returns. */
+export interface UseContractOracleResult {
+  /** Pays the oracle on chain through `transactSignX`, then reports the payment to the oracle. */
+  contractOracle: (args: ContractOracleArgs) => Promise<ContractOracleResult>;
+  /** Reads the user's credits with an oracle: balance, price, unpaid claims and where to pay. */
+  getCredits: (oracleDid: string, overrides?: OracleOverrides) => Promise<CreditsAccount>;
+  isContracting: boolean;
+  error: Error | undefined;
+}
+
+/** Reads a transaction hash from what `transactSignX` returned. */
+export function txHashOf(result: unknown): string | undefined {
+  if (typeof result === 'string') return result;
+  if (typeof result === 'object' && result !== null) {
+    const r = result as { transactionHash?: unknown; txHash?: unknown };
+    if (typeof r.transactionHash === 'string') return r.transactionHash;
+    if (typeof r.txHash === 'string') return r.txHash;
+  }
+  return undefined;
+}
+
+/**
+ * Pays to contract (subscribe to) an oracle (spec C5): reads where to pay (`GET /credits`), signs a bank
+ * `MsgSend` from the wallet to the oracle's `payTo.address` with the provider's `transactSignX`, then reports
+ * the transaction (`POST /credits/payments`), which credits the balance and settles outstanding claims.
+ *
+ * @example
+ * const { contractOracle } = useContractOracle();
+ * await contractOracle({ oracleDid, amount: '1000000' });
+ */
+export function useContractOracle(): UseContractOracleResult {
+  const ctx = useOraclesContext();
+  const [isContracting, setContracting] = useState(false);
+  const [error, setError] = useState<Error | undefined>();
+
+  const getCredits = useCallback(
+    async (oracleDid: string, overrides?: OracleOverrides) => {
+      const http = await resolveOracleHttp(ctx, oracleDid, overrides);
+      return http.call(creditsContract.account, {});
+    },
+    [ctx],
+  );
+
+  const contractOracle = useCallback(
+    async ({ oracleDid, amount, memo, overrides }: ContractOracleArgs): Promise<ContractOracleResult> => {
+      setContracting(true);
+      setError(undefined);
+      try {
+        const http = await resolveOracleHttp(ctx, oracleDid, overrides);
+        const account = await http.call(creditsContract.account, {});
+        const coin = { denom: account.payTo.denom, amount: String(amount) };
+        const msg: MsgSend = {
+          typeUrl: '/cosmos.bank.v1beta1.MsgSend',
+          value: { fromAddress: ctx.wallet.address, toAddress: account.payTo.address, amount: [coin] },
+        };
+        const txHash = txHashOf(await ctx.transactSignX([msg], memo));
+        if (!txHash) throw new Error('transactSignX returned no transaction hash');
+        const paid = await http.call(creditsContract.pay, { body: { txHash, amount: coin } });
+        return { txHash, ...paid };
+      } catch (e) {
+        const err = e instanceof Error ? e : new Error(String(e));
+        setError(err);
+        throw err;
+      } finally {
+        setContracting(false);
+      }
+    },
+    [ctx],
+  );
+
+  return { contractOracle, getCredits, isContracting, error };
+}

@@ -1,0 +1,66 @@
+/**
+ * `@open-oracles/oracles-client-sdk`: the React client library of an agent ("oracle") service (spec part C).
+ *
+ * @example
+ * import { OraclesProvider, useChat, renderMessageContent } from '@open-oracles/oracles-client-sdk';
+ *
+ * @packageDocumentation
+ */
+export { OraclesProvider } from './context/oracles-provider.js';
+export type { IOraclesProviderProps } from './context/oracles-provider.js';
+export { useOraclesContext } from './context/oracles-context.js';
+export type { IWalletProps, OraclesContextValue, TransactionFn } from './context/oracles-context.js';
+export { useChat } from './hooks/use-chat.js';
+export type { UseChatResult } from './hooks/use-chat.js';
+export { useAgAction } from './hooks/use-ag-action.js';
+export type { AgActionConfig } from './hooks/use-ag-action.js';
+export { useOracleSessions } from './hooks/use-oracle-sessions.js';
+export type { UseOracleSessionsResult } from './hooks/use-oracle-sessions.js';
+export { useOraclesConfig } from './hooks/use-oracles-config.js';
+export type { OraclesConfigResult } from './hooks/use-oracles-config.js';
+export { useContractOracle } from './hooks/use-contract-oracle.js';
+export type {
+  ContractOracleArgs,
+  ContractOracleResult,
+  MsgSend,
+  UseContractOracleResult,
+} from './hooks/use-contract-oracle.js';
+export { useMemoryEngine } from './hooks/use-memory-engine.js';
+export type { UseMemoryEngineResult } from './hooks/use-memory-engine.js';
+export { useGetOpenIdToken, getOpenIdToken } from './hooks/use-get-openid-token.js';
+export type { OpenIdToken, OpenIdTokenArgs, UseGetOpenIdTokenResult } from './hooks/use-get-openid-token.js';
+export { useModels } from './hooks/use-models.js';
+export type { UseModelsResult } from './hooks/use-models.js';
+export { renderMessageContent } from './render/render-message-content.js';
+export { OracleRequestError } from './http/oracle-request-error.js';
+export type { SerializedUcan } from './auth/token-cache.js';
+export type {
+  AgActionComponentProps,
+  AgActionRender,
+  AnyEvent,
+  BrowserTool,
+  BrowserTools,
+  ChatStatus,
+  IChatOptions,
+  IComponentMetadata,
+  IMessage,
+  MessageContent,
+  OracleOverrides,
+  PartStatus,
+  RunState,
+  StreamingMode,
+  ToolCallComponentProps,
+  UIComponentBaseProps,
+  UIComponents,
+} from './types.js';
+export type {
+  ChatSession,
+  ModelInfo,
+  OracleConfig,
+  RunInfo,
+  StoredToolCall,
+  TranscriptPage,
+} from '../../contracts/oracle.js';
+export type { CreditsAccount } from '../../contracts/credits.js';
+export type { Memory, RememberBody } from '../../contracts/memory.js';
+export type { OracleError, OracleErrorCode } from '../../contracts/errors.js';

@@ -1,0 +1,166 @@
+import type { ComponentType, ReactNode } from 'react';
+import type { z } from 'zod';
+import type { RunEndStatus } from '../../contracts/events.js';
+import type { StoredToolCall } from '../../contracts/oracle.js';
+
+export type { AnyEvent } from '../../contracts/events.js';
+
+/** Status of a tool, browser-tool or action call as a message part shows it. */
+export type PartStatus = 'isRunning' | 'done' | 'error';
+
+/**
+ * A non-text part of a message: a tool call, an agent-UI action or a rendered component. `name` picks the
+ * React component from {@link UIComponents}; `props` are what it receives.
+ */
+export interface IComponentMetadata {
+  name: string;
+  props: {
+    /** The call's id (tool call id or event id): parts are updated in place by it, never duplicated. */
+    id: string;
+    args: Record<string, unknown>;
+    status?: PartStatus;
+    /** The result as text (JSON for structured results). */
+    output?: string;
+    error?: string;
+    /** The tool, browser tool or action name. */
+    toolName?: string;
+    /** What the part is: a server tool, a browser tool, an agent-UI action or a component. */
+    kind?: 'tool' | 'browser_tool' | 'action' | 'component';
+    isToolCall?: boolean;
+    isAgAction?: boolean;
+    requestId?: string;
+    sessionId?: string;
+  };
+}
+
+/** Content of a message: text, one component, or text and components in the order they happened. */
+export type MessageContent = string | IComponentMetadata | Array<string | IComponentMetadata>;
+
+/**
+ * One message of a chat thread, as `useChat` returns it.
+ *
+ * @example
+ * messages.map((m) => <div key={m.id} className={m.type}>{renderMessageContent(m.content, uiComponents)}</div>)
+ */
+export interface IMessage {
+  /** For AI messages the request id of the turn (`X-Request-Id`), the same id history returns. */
+  id: string;
+  type: 'ai' | 'human';
+  content: MessageContent;
+  /** Reasoning of the turn, kept apart from the answer. */
+  reasoning?: string;
+  /** True while reasoning is still streaming. */
+  isReasoning?: boolean;
+  /** True once the answer is complete (history, or a finished stream). */
+  isComplete?: boolean;
+  /** The tool calls of an AI message as history stored them. */
+  toolCalls?: StoredToolCall[];
+  /** How the turn that wrote this AI message ended, when not `finished`. */
+  runStatus?: RunEndStatus;
+  createdAt?: string;
+}
+
+/** Props every component of {@link UIComponents} receives, beside the part's own. */
+export interface UIComponentBaseProps {
+  id: string;
+  status?: PartStatus;
+  isLoading?: boolean;
+}
+
+/** Props of the `ToolCall` fallback component (server and browser tool calls). */
+export interface ToolCallComponentProps extends UIComponentBaseProps {
+  toolName: string;
+  args: Record<string, unknown>;
+  output?: string;
+  error?: string;
+  kind?: 'tool' | 'browser_tool';
+  requestId?: string;
+  sessionId?: string;
+}
+
+/** Props of the `AgActionToolCall` fallback component (actions without their own `render`). */
+export interface AgActionComponentProps extends UIComponentBaseProps {
+  actionName: string;
+  args: Record<string, unknown>;
+  output?: string;
+  error?: string;
+}
+
+/**
+ * Map from a render-component name (or tool name) to the React component that draws it. Two names are
+ * fallbacks: `ToolCall` for tool calls without a component of their own, `AgActionToolCall` for actions
+ * without a `render`. A name with no component renders nothing (and is warned about once).
+ *
+ * @example
+ * const uiComponents: UIComponents = {
+ *   WeatherCard: ({ city, temperature }) => <p>{String(city)}: {String(temperature)}°</p>,
+ *   ToolCall: ({ toolName, status }) => <small>{toolName} {status}</small>,
+ * };
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- components of any props are allowed here
+export type UIComponents = Record<string, ComponentType<any>>;
+
+/** A browser-side tool the agent may call (spec C2). `fn` gets the arguments parsed by `schema`. */
+export interface BrowserTool<S extends z.ZodTypeAny = z.ZodTypeAny> {
+  toolName: string;
+  description: string;
+  /** A zod object schema of the arguments; advertised to the agent as JSON schema. */
+  schema: S;
+  fn: (args: z.infer<S>) => unknown;
+}
+
+/** Browser tools by name. */
+export type BrowserTools = Record<string, BrowserTool>;
+
+/** Chat status (spec C3): `submitted → streaming → ready | error`. */
+export type ChatStatus = 'submitted' | 'streaming' | 'ready' | 'error';
+
+/** How streamed tokens reach React: at most one render per animation frame, or one per network read. */
+export type StreamingMode = 'batched' | 'immediate';
+
+/** URL overrides: replace the addresses resolved from the oracle's on-chain document. */
+export interface OracleOverrides {
+  baseUrl?: string;
+  wsUrl?: string;
+}
+
+/**
+ * Options of `useChat` (spec C2).
+ *
+ * @example
+ * useChat({ oracleDid, sessionId, onPaymentRequiredError: (claims) => showPaywall(claims) });
+ */
+export interface IChatOptions {
+  oracleDid: string;
+  sessionId: string;
+  onPaymentRequiredError: (claimIds: string[]) => void;
+  browserTools?: BrowserTools;
+  uiComponents?: UIComponents;
+  overrides?: OracleOverrides;
+  /** Default `'batched'`: at most one render per animation frame while tokens stream. */
+  streamingMode?: StreamingMode;
+  /** The model id (one of `useModels`); the oracle's default when absent. */
+  model?: string;
+  /** Messages per history page (default 20). */
+  historyPageSize?: number;
+}
+
+/** How the current or last turn's durable run stands (beyond the spec, as reference SDK 1.4.0). */
+export interface RunState {
+  runId: string | null;
+  requestId: string | null;
+  /** True while a dropped stream is being re-joined. */
+  reconnecting: boolean;
+  /** True when the server restarted the turn after a crash. */
+  resumed: boolean;
+  /** How the run ended; `disconnected` when the stream was lost and could not be re-joined. */
+  ended: RunEndStatus | 'disconnected' | null;
+}
+
+/** Inline render of an agent-UI action (spec C4). */
+export type AgActionRender<A> = (props: {
+  status: PartStatus;
+  args: Partial<A>;
+  result?: unknown;
+  error?: string;
+}) => ReactNode;

@@ -1,0 +1,65 @@
+// @vitest-environment node
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import * as chain from '../src/chain.js';
+import * as root from '../src/index.js';
+import * as liveAgent from '../src/live-agent.js';
+import * as msw from '../src/msw.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  name: string;
+  exports: Record<string, unknown>;
+  peerDependencies: Record<string, string>;
+};
+
+describe('the public surface', () => {
+  it('pins the export list of every entry point', () => {
+    expect(Object.keys(root).sort()).toEqual([
+      'OracleRequestError',
+      'OraclesProvider',
+      'getOpenIdToken',
+      'renderMessageContent',
+      'useAgAction',
+      'useChat',
+      'useContractOracle',
+      'useGetOpenIdToken',
+      'useMemoryEngine',
+      'useModels',
+      'useOracleSessions',
+      'useOraclesConfig',
+      'useOraclesContext',
+    ]);
+    expect(Object.keys(liveAgent).sort()).toEqual(['useLiveAgent']);
+    expect(Object.keys(msw).sort()).toEqual(['DEFAULT_SCRIPT', 'MockRun', 'createOracleHandlers']);
+    expect(Object.keys(chain).sort()).toEqual([
+      'CHAIN_DEFAULT_PREFIX',
+      'CosmosError',
+      'chainContract',
+      'createChainClient',
+    ]);
+  });
+
+  it('has no registerBrowserTools (spec C3)', () => {
+    expect('registerBrowserTools' in root).toBe(false);
+  });
+
+  it('declares the four entries with import, require and types, and only react and zod as peers', () => {
+    expect(pkg.name).toBe('@open-oracles/oracles-client-sdk');
+    expect(Object.keys(pkg.exports).filter((k) => k !== './package.json')).toEqual([
+      '.',
+      './live-agent',
+      './msw',
+      './chain',
+    ]);
+    for (const [key, value] of Object.entries(pkg.exports)) {
+      if (key === './package.json') continue;
+      const v = value as Record<string, Record<string, string>>;
+      expect(Object.keys(v).sort(), key).toEqual(['import', 'require']);
+      expect(v['import']?.['types'], key).toMatch(/\.d\.ts$/);
+      expect(v['require']?.['types'], key).toMatch(/\.d\.cts$/);
+      expect(v['import']?.['default'], key).toMatch(/\.js$/);
+      expect(v['require']?.['default'], key).toMatch(/\.cjs$/);
+    }
+    expect(pkg.peerDependencies).toEqual({ react: '>=18', zod: expect.stringMatching(/^\^3/) });
+  });
+});
