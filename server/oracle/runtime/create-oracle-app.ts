@@ -33,6 +33,7 @@ import { runTurn } from './turn-loop.js';
 const MAX_RUN_AGE_SECONDS = 6 * 3600;
 /** Headers browsers may send to the oracle routes. */
 const CORS_HEADERS = [
+  'Accept',
   'Content-Type',
   'Authorization',
   'X-Auth-Type',
