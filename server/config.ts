@@ -137,6 +137,21 @@ export const EnvSchema = z.object({
   ORACLE_RUN_LEASE_SECONDS: z.coerce.number().int().min(1).max(600).default(15),
   /** Interval of the SSE heartbeat comment. */
   ORACLE_SSE_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).max(300).default(15),
+  // --- Credits plugin (ORACLE_FEATURES=credits) ---
+  /** A new user's balance, in credits. */
+  CREDITS_INITIAL_BALANCE: z.coerce.number().min(0).max(1e12).default(10),
+  /** Credits one turn costs. */
+  CREDITS_PRICE_PER_TURN: z.coerce.number().min(0).max(1e9).default(1),
+  /** Where users pay (a chain account address); default: the fixture oracle's admin account. */
+  CREDITS_PAY_TO_ADDRESS: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(z.string().regex(/^[a-z]{1,20}1[02-9ac-hj-np-z]{20,90}$/, 'a bech32 account address, e.g. ixo1…').optional()),
+  /** The coin users pay in (smallest unit). */
+  CREDITS_DENOM: z.string().regex(/^[a-zA-Z][a-zA-Z0-9/:._-]{2,127}$/).default('uixo'),
+  /** Credits one smallest unit of CREDITS_DENOM buys (default: 1 credit per 1,000 uixo). */
+  CREDITS_PER_UNIT: z.coerce.number().positive().max(1e9).default(0.001),
   /** How long a browser tool or an agent-UI action may take in the user's browser before it is a tool error. */
   ORACLE_TOOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
   /** The scripted model's pause between words (0: as fast as possible). */
@@ -178,6 +193,13 @@ export function loadConfig(env: NodeJS.ProcessEnv | Record<string, string | unde
       missing.push('PIN_ENCRYPTION_KEY (base64 of 32 random bytes: openssl rand -base64 32)');
     }
     if (!config.DATABASE_URL) missing.push('DATABASE_URL (production does not run on the embedded PGlite)');
+    if (
+      config.ENABLED_PARTS.includes('oracle') &&
+      config.ORACLE_FEATURES.includes('credits') &&
+      !config.CREDITS_PAY_TO_ADDRESS
+    ) {
+      missing.push('CREDITS_PAY_TO_ADDRESS (the account users pay when the credits plugin is on)');
+    }
     if (config.ENABLED_PARTS.includes('oracle') && !config.ORACLE_SIGNING_KEY) {
       missing.push("ORACLE_SIGNING_KEY (the oracle's Ed25519 key: npm run oracle:key)");
     }

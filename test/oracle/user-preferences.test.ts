@@ -6,6 +6,7 @@ import { PreferencesStore, roomKey } from '../../server/oracle/plugins/user-pref
 import { openTestDb, type TestDb } from '../helpers/db.js';
 import { newUser, oracleApi, type OracleUser } from './helpers/oracle-client.js';
 import { newOracleKey, startOracleApp, type OracleApp } from './helpers/oracle-app.js';
+import { standingPreferences } from '../../server/oracle/models/scripted-preferences.js';
 import { answerText, type SseEvent } from './helpers/sse.js';
 import { recordingModels } from './helpers/test-plugin.js';
 
@@ -193,5 +194,23 @@ describe('switched off (ORACLE_FEATURES=-user-preferences)', () => {
       state: 'disabled',
       reason: 'switched off by features',
     });
+  });
+});
+
+describe('the phrasings the README promises for the scripted model', () => {
+  it.each([
+    [
+      'Please always reply tersely in Kiswahili and call yourself Juma',
+      { language: 'sw', agentName: 'Juma', tone: 'terse', length: 'short' },
+    ],
+    [
+      'From now on answer formally in English, no emojis',
+      { language: 'en', formality: 'formal', customInstructions: 'No emojis.' },
+    ],
+    ['Always use bullet points', { format: 'bullets' }],
+    ["I'm Amina, a nurse at the district hospital", undefined],
+    ['Answer this one as bullet points: what is USSD?', undefined],
+  ])('%s', (message, expected) => {
+    expect(standingPreferences(message)).toEqual(expected);
   });
 });

@@ -1,0 +1,126 @@
+import { createExpressEndpoints, initServer } from '@ts-rest/express';
+import type { Request } from 'express';
+import { creditsContract } from '../../../../contracts/credits.js';
+import type { Price } from '../../../../contracts/oracle.js';
+import { AuthError } from '../../auth/auth-error.js';
+import { OracleHttpError, oracleErrorHandler } from '../../http/oracle-error.js';
+import { definePlugin, type OraclePlugin, type PluginManifest } from '../../runtime/plugin.js';
+import { CreditsLedger, PaymentConflictError } from './ledger.js';
+
+export const creditsManifest: PluginManifest = {
+  name: 'credits',
+  title: 'Credits',
+  summary:
+    'Charges each turn in credits; an empty balance answers 402 with the unpaid claims until a payment.',
+  visibility: 'silent',
+  stability: 'beta',
+  category: 'core',
+  defaultOn: false,
+  dependsOn: [],
+  requiredEnv: [],
+};
+
+/** The fixture oracle's admin account (fixtures/chain/entities.yaml): where embedded defaults send payments. */
+export const FIXTURE_PAY_TO_ADDRESS = 'ixo1oracleadmin7d1e3c9a2bqqqqqqqqqqqqqqqq3xk2v';
+
+/**
+ * The credits plugin: a balance per user (CREDITS_INITIAL_BALANCE) debited by CREDITS_PRICE_PER_TURN for every
+ * turn, streamed or not, before it starts. An empty balance answers 402 `{code: 'payment_required', message,
+ * outstandingClaims}` (for a streamed request too, before any stream). `GET /credits` shows the account;
+ * `POST /credits/payments` records a payment made on chain through the SDK's `transactSignX`, credits the
+ * balance and settles the claims. In this embedded version the payment is recorded as reported (no chain
+ * lookup of the transaction).
+ */
+export function creditsPlugin(): OraclePlugin {
+  let ledger: CreditsLedger | undefined;
+  let price: Price = { amount: 0, denom: 'credits', per: 'turn' };
+  let payTo = { address: FIXTURE_PAY_TO_ADDRESS, denom: 'uixo', creditsPerUnit: 0.001 };
+  const ledgerOf = (): CreditsLedger => {
+    if (!ledger) throw new Error('credits: not set up');
+    return ledger;
+  };
+  return definePlugin({
+    manifest: creditsManifest,
+    setup: (ctx) => {
+      const { config } = ctx;
+      ledger = new CreditsLedger(ctx.db.kysely, ctx.identity.did, config.CREDITS_INITIAL_BALANCE);
+      price = { amount: config.CREDITS_PRICE_PER_TURN, denom: 'credits', per: 'turn' };
+      payTo = {
+        address: config.CREDITS_PAY_TO_ADDRESS ?? FIXTURE_PAY_TO_ADDRESS,
+        denom: config.CREDITS_DENOM,
+        creditsPerUnit: config.CREDITS_PER_UNIT,
+      };
+      return Promise.resolve();
+    },
+    pricing: () => price,
+    turnGuards: [
+      async ({ userDid }) => {
+        if (price.amount <= 0) return;
+        const result = await ledgerOf().debit(userDid, price.amount);
+        if (!result.ok) {
+          throw new OracleHttpError(
+            402,
+            'payment_required',
+            `Your credits do not cover this turn (${price.amount} credits). Pay to continue.`,
+            { outstandingClaims: result.claims },
+          );
+        }
+      },
+    ],
+    httpModules: [
+      {
+        name: 'CreditsHttpModule',
+        paths: ['/credits'],
+        register(router, { requireCaller }) {
+          const s = initServer();
+          const userOf = (locals: { auth?: { userDid: string } }): string => {
+            if (!locals.auth) throw new AuthError('auth_missing');
+            return locals.auth.userDid;
+          };
+          createExpressEndpoints(
+            creditsContract,
+            s.router(creditsContract, {
+              account: async ({ res }) => {
+                const userDid = userOf(res.locals);
+                const [balance, outstandingClaims] = await Promise.all([
+                  ledgerOf().balance(userDid),
+                  ledgerOf().outstanding(userDid),
+                ]);
+                return { status: 200, body: { balance, price, outstandingClaims, payTo } };
+              },
+              pay: async ({ body, res }) => {
+                if (body.amount.denom !== payTo.denom) {
+                  throw new OracleHttpError(
+                    400,
+                    'bad_request',
+                    `Payments are in ${payTo.denom}, not ${body.amount.denom}.`,
+                  );
+                }
+                try {
+                  const result = await ledgerOf().pay(userOf(res.locals), {
+                    txHash: body.txHash,
+                    denom: body.amount.denom,
+                    amount: body.amount.amount,
+                    credits: Number(body.amount.amount) * payTo.creditsPerUnit,
+                  });
+                  return { status: 200, body: result };
+                } catch (err) {
+                  if (err instanceof PaymentConflictError)
+                    throw new OracleHttpError(400, 'bad_request', `${err.message}.`);
+                  throw err;
+                }
+              },
+            }),
+            router,
+            {
+              logInitialization: false,
+              globalMiddleware: [(req, res, next) => requireCaller(req as unknown as Request, res, next)],
+              requestValidationErrorHandler: (err, req, res, next) =>
+                oracleErrorHandler(err, req as Request, res, next),
+            },
+          );
+        },
+      },
+    ],
+  });
+}

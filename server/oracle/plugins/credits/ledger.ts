@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../../db/schema.js';
+
+/** A payment reported twice with different contents, or by another user. */
+export class PaymentConflictError extends Error {
+  override name = 'PaymentConflictError';
+}
+
+/**
+ * The credits ledger of one oracle: balances (a new user starts with `initialBalance`), usage claims recorded
+ * when a turn is refused for lack of credits, and payments (one per transaction hash).
+ */
+export class CreditsLedger {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly oracleDid: string,
+    private readonly initialBalance: number,
+  ) {}
+
+  private async ensureAccount(db: Kysely<Database>, userDid: string): Promise<void> {
+    await db
+      .insertInto('credit_accounts')
+      .values({ oracle_did: this.oracleDid, user_did: userDid, balance: this.initialBalance })
+      .onConflict((oc) => oc.columns(['oracle_did', 'user_did']).doNothing())
+      .execute();
+  }
+
+  /**
+   * Debits `price` when the balance covers it (one statement: concurrent turns never overdraw) and answers
+   * the new balance; otherwise records an outstanding claim for the turn (one at a time: a user who keeps
+   * trying does not pile up claims) and answers the ids of every outstanding claim.
+   */
+  async debit(
+    userDid: string,
+    price: number,
+  ): Promise<{ ok: true; balance: number } | { ok: false; claims: string[] }> {
+    await this.ensureAccount(this.db, userDid);
+    const debited = await this.db
+      .updateTable('credit_accounts')
+      .set({ balance: sql`balance - ${price}`, updated_at: sql`now()` })
+      .where('oracle_did', '=', this.oracleDid)
+      .where('user_did', '=', userDid)
+      .where('balance', '>=', String(price))
+      .returning('balance')
+      .executeTakeFirst();
+    if (debited) return { ok: true, balance: Number(debited.balance) };
+    let claims = await this.outstanding(userDid);
+    if (claims.length === 0) {
+      await this.db
+        .insertInto('usage_claims')
+        .values({
+          id: `claim_${randomUUID()}`,
+          oracle_did: this.oracleDid,
+          user_did: userDid,
+          amount: price,
+          status: 'outstanding',
+        })
+        .execute();
+      claims = await this.outstanding(userDid);
+    }
+    return { ok: false, claims };
+  }
+
+  async outstanding(userDid: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('usage_claims')
+      .select('id')
+      .where('oracle_did', '=', this.oracleDid)
+      .where('user_did', '=', userDid)
+      .where('status', '=', 'outstanding')
+      .orderBy('created_at')
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  async balance(userDid: string): Promise<number> {
+    await this.ensureAccount(this.db, userDid);
+    const row = await this.db
+      .selectFrom('credit_accounts')
+      .select('balance')
+      .where('oracle_did', '=', this.oracleDid)
+      .where('user_did', '=', userDid)
+      .executeTakeFirstOrThrow();
+    return Number(row.balance);
+  }
+
+  /**
+   * Records a payment once per transaction hash, in one transaction: credits the balance and settles the
+   * outstanding claims. The same report again answers the same result and credits nothing.
+   */
+  async pay(
+    userDid: string,
+    payment: { txHash: string; denom: string; amount: string; credits: number },
+  ): Promise<{ balance: number; settledClaims: string[] }> {
+    return this.db.transaction().execute(async (trx) => {
+      const existing = await trx
+        .selectFrom('credit_payments')
+        .selectAll()
+        .where('tx_hash', '=', payment.txHash.toLowerCase())
+        .executeTakeFirst();
+      if (existing) {
+        if (existing.user_did !== userDid || existing.oracle_did !== this.oracleDid) {
+          throw new PaymentConflictError('this transaction was reported by another user');
+        }
+        if (existing.denom !== payment.denom || existing.amount !== String(BigInt(payment.amount))) {
+          throw new PaymentConflictError('this transaction was reported before with another amount');
+        }
+        return { balance: Number(existing.balance_after), settledClaims: existing.settled_claims };
+      }
+      await this.ensureAccount(trx, userDid);
+      const account = await trx
+        .updateTable('credit_accounts')
+        .set({ balance: sql`balance + ${payment.credits}`, updated_at: sql`now()` })
+        .where('oracle_did', '=', this.oracleDid)
+        .where('user_did', '=', userDid)
+        .returning('balance')
+        .executeTakeFirstOrThrow();
+      const settled = await trx
+        .updateTable('usage_claims')
+        .set({ status: 'settled', settled_by: payment.txHash.toLowerCase() })
+        .where('oracle_did', '=', this.oracleDid)
+        .where('user_did', '=', userDid)
+        .where('status', '=', 'outstanding')
+        .returning('id')
+        .execute();
+      const settledClaims = settled.map((r) => r.id).sort();
+      await trx
+        .insertInto('credit_payments')
+        .values({
+          tx_hash: payment.txHash.toLowerCase(),
+          oracle_did: this.oracleDid,
+          user_did: userDid,
+          denom: payment.denom,
+          amount: String(BigInt(payment.amount)),
+          credits: payment.credits,
+          settled_claims: JSON.stringify(settledClaims),
+          balance_after: account.balance,
+        })
+        .execute();
+      return { balance: Number(account.balance), settledClaims };
+    });
+  }
+}
