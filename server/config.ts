@@ -147,9 +147,17 @@ export const EnvSchema = z.object({
     .string()
     .optional()
     .transform((v) => (v === '' ? undefined : v))
-    .pipe(z.string().regex(/^[a-z]{1,20}1[02-9ac-hj-np-z]{20,90}$/, 'a bech32 account address, e.g. ixo1…').optional()),
+    .pipe(
+      z
+        .string()
+        .regex(/^[a-z]{1,20}1[02-9ac-hj-np-z]{20,90}$/, 'a bech32 account address, e.g. ixo1…')
+        .optional(),
+    ),
   /** The coin users pay in (smallest unit). */
-  CREDITS_DENOM: z.string().regex(/^[a-zA-Z][a-zA-Z0-9/:._-]{2,127}$/).default('uixo'),
+  CREDITS_DENOM: z
+    .string()
+    .regex(/^[a-zA-Z][a-zA-Z0-9/:._-]{2,127}$/)
+    .default('uixo'),
   /** Credits one smallest unit of CREDITS_DENOM buys (default: 1 credit per 1,000 uixo). */
   CREDITS_PER_UNIT: z.coerce.number().positive().max(1e9).default(0.001),
   /** How long a browser tool or an agent-UI action may take in the user's browser before it is a tool error. */
