@@ -6,6 +6,8 @@ import { startUssdTestApp, ussdBody, type UssdTestApp } from './helpers/ussd-app
 // The debug endpoints are for operators only (spec section 4; reference defect #12 exposed them everywhere).
 const production = {
   NODE_ENV: 'production',
+  // The USSD gateway alone: production would also require the oracle's signing key.
+  ENABLED_PARTS: 'ussd',
   DATABASE_URL: 'postgres://unused.invalid/db',
   PIN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
 };

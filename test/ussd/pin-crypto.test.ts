@@ -176,6 +176,7 @@ describe('the USSD part at start-up', () => {
   it('refuses to start with a PIN key that is not 32 bytes (before touching the database)', async () => {
     const config = loadConfig({
       NODE_ENV: 'production',
+      ENABLED_PARTS: 'ussd',
       DATABASE_URL: 'postgres://unused.invalid/db',
       PIN_ENCRYPTION_KEY: randomBytes(31).toString('base64'),
     });
