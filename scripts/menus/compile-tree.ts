@@ -1,4 +1,4 @@
-import { inputScreen } from '../../server/ussd/engine/layout.js';
+import { inputScreen } from '../../lib/ussd/screen-layout.js';
 import { START } from './check-references.js';
 import type { Location } from './locate.js';
 import type { MenuModel } from './load-model.js';

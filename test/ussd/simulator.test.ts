@@ -13,7 +13,7 @@ interface Run {
 
 function simulate(args: string[], input: string, env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ussd-simulator.ts', ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/tools/ussd-simulator.ts', ...args], {
       env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

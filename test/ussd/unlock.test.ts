@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseUnlockArgs, unlockCustomer } from '../../scripts/lib/ussd-unlock-command.js';
+import { parseUnlockArgs, unlockCustomer } from '../../scripts/tools/lib/ussd-unlock-command.js';
 import { migrateToLatest, openDb, type Db } from '../../server/db/index.js';
 import { createLogger } from '../../server/logger.js';
 import type { AccountService } from '../../server/ussd/accounts.js';
@@ -96,7 +96,7 @@ describe('npm run ussd:unlock', () => {
   });
 
   it('prints its usage and exits 2 without a customer id', async () => {
-    const failed = await run(process.execPath, ['--import', 'tsx', 'scripts/ussd-unlock.ts'], {
+    const failed = await run(process.execPath, ['--import', 'tsx', 'scripts/tools/ussd-unlock.ts'], {
       env: env(),
     }).catch((err: unknown) => err);
     expect(failed).toMatchObject({ code: 2 });
@@ -109,7 +109,7 @@ describe('npm run ussd:unlock', () => {
     const customerId = await lockedCustomer();
     const { stdout } = await run(
       process.execPath,
-      ['--import', 'tsx', 'scripts/ussd-unlock.ts', customerId, '--operator', 'bob'],
+      ['--import', 'tsx', 'scripts/tools/ussd-unlock.ts', customerId, '--operator', 'bob'],
       {
         env: env({ DATABASE_URL: database.url, PIN_ENCRYPTION_KEY: KEY }),
       },

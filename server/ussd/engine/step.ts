@@ -1,5 +1,5 @@
 import type { CompiledInput, CompiledMenu } from '../../../generated/menus.js';
-import { NAV_KEYS } from './layout.js';
+import { NAV_KEYS } from '../../../lib/ussd/screen-layout.js';
 import { enter, runAction } from './enter.js';
 import { goBack } from './navigate.js';
 import { hashSecret } from './secret-hash.js';

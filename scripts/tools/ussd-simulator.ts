@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../server/config.js';
-import { createLogger } from '../server/logger.js';
-import { startServer, type RunningServer } from '../server/server.js';
+import { loadConfig } from '../../server/config.js';
+import { createLogger } from '../../server/logger.js';
+import { startServer, type RunningServer } from '../../server/server.js';
 
 const USAGE = `Usage: npm run ussd -- [--url http://host:3000] [--phone +254712345678] [--code *384*123#]
                       [--session <id>] [--form]
