@@ -1,9 +1,11 @@
 /**
- * The shape of the compiled menu tree, written into the generated file so it stands alone. The engine
- * (server/ussd/engine/) interprets it; generic over strings so that any generated tree (also a test
- * fixture's) is accepted.
+ * The shape of a compiled menu tree (generated/menus.ts): what the menu generator (scripts/menus/) writes
+ * and the USSD engine (server/ussd/engine/) interprets. Declarations only; generic over strings, so any
+ * compiled tree (the real one, a test fixture's) has this type. generated/menus.ts re-exports these types
+ * next to the unions of names (NodeId, ActionName, …) it derives from the YAML.
  */
-export const TREE_TYPES = `/** A text in every language, by language code. */
+
+/** A text in every language, by language code. */
 export type Translated = Readonly<Record<string, string>>;
 
 /** Who sees an option: every user, or only users who are (not) logged in. */
@@ -15,7 +17,7 @@ export interface CompiledAction {
   readonly targets: readonly string[];
 }
 
-/** Where \`0\` leads: the previous screen (true), nowhere (false), or a fixed node. */
+/** Where `0` leads: the previous screen (true), nowhere (false), or a fixed node. */
 export type BackRule = boolean | string;
 
 export interface CompiledOption {
@@ -48,7 +50,7 @@ export interface CompiledInput {
   readonly kind: 'input';
   readonly prompt: Translated;
   readonly validate?: string;
-  /** Shows \`00. Skip\`; skipping gives the action no value. */
+  /** Shows `00. Skip`; skipping gives the action no value. */
   readonly optional: boolean;
   /** Kept only as a salted hash, to compare a confirmation with. */
   readonly secret: boolean;
@@ -94,4 +96,3 @@ export interface MenuTree {
   readonly notices: Readonly<Record<string, Translated>>;
   readonly nodes: Readonly<Record<string, CompiledNode>>;
 }
-`;
