@@ -4,6 +4,9 @@ import { z } from 'zod';
 export const PART_NAMES = ['ussd', 'chain'] as const;
 export type PartName = (typeof PART_NAMES)[number];
 
+/** The scrypt cost (log2 N) of PIN hashes in production, and the lowest production accepts. */
+export const PIN_SCRYPT_LOG2N_MIN_PRODUCTION = 14;
+
 /** One path segment: what a chain route prefix may be. */
 const ROUTE_PREFIX = /^[a-z0-9][a-z0-9_-]*$/i;
 
@@ -68,6 +71,8 @@ export const EnvSchema = z.object({
     .regex(/^[A-Za-z0-9_-]{1,32}$/)
     .default('k1'),
   PIN_PREVIOUS_KEYS: optionalSecret,
+  /** scrypt cost of PIN hashes as log2(N); production refuses less than the default. */
+  PIN_SCRYPT_LOG2N: z.coerce.number().int().min(4).max(20).default(PIN_SCRYPT_LOG2N_MIN_PRODUCTION),
 
   // --- Chain query gateway (part B) ---
   CHAIN_GRPC_URL: z
@@ -113,6 +118,11 @@ export function loadConfig(env: NodeJS.ProcessEnv | Record<string, string | unde
       missing.push('PIN_ENCRYPTION_KEY (base64 of 32 random bytes: openssl rand -base64 32)');
     }
     if (!config.DATABASE_URL) missing.push('DATABASE_URL (production does not run on the embedded PGlite)');
+    if (config.PIN_SCRYPT_LOG2N < PIN_SCRYPT_LOG2N_MIN_PRODUCTION) {
+      missing.push(
+        `PIN_SCRYPT_LOG2N of at least ${PIN_SCRYPT_LOG2N_MIN_PRODUCTION} (a lower PIN-hash cost is for tests only)`,
+      );
+    }
     if (missing.length) {
       throw new ConfigError(`Refusing to start in production without:\n  ${missing.join('\n  ')}`);
     }

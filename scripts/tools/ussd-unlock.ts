@@ -2,9 +2,9 @@ import { loadConfig } from '../../server/config.js';
 import { openDb } from '../../server/db/index.js';
 import { createLogger } from '../../server/logger.js';
 import { dbTargetFromConfig } from '../../server/server.js';
-import { createAccountService } from '../../server/ussd/account-service.js';
-import { createPinCrypto } from '../../server/ussd/pin-crypto.js';
-import { loadPinKeyring } from '../../server/ussd/pin-keys.js';
+import { createAccountService } from '../../server/ussd/accounts/account-service.js';
+import { createPinCrypto } from '../../server/ussd/crypto/pin-crypto.js';
+import { loadPinKeyring } from '../../server/ussd/crypto/pin-keys.js';
 import { parseUnlockArgs, UNLOCK_USAGE, unlockCustomer } from './lib/ussd-unlock-command.js';
 
 /** `npm run ussd:unlock -- C7K2M9Q4X [--operator alice]`: lifts a PIN lock (operator action, audit-logged). */

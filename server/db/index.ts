@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, PGliteDialect, sql } from 'kysely';
 import { Migrator, type MigrationResultSet } from 'kysely/migration';
 import pg from 'pg';
@@ -7,10 +8,14 @@ import { migrations } from './migrations/index.js';
 
 export type { Database } from './schema.js';
 
-/** Where the database lives: PostgreSQL through `pg`, or embedded PGlite (on disk, or in memory). */
+/**
+ * Where the database lives: PostgreSQL through `pg`, or embedded PGlite (on disk, or in memory). With
+ * `schema`, the handle works in that schema (its search path), which must exist. For PGlite, `instance`
+ * shares one embedded database between handles (each in its own schema); closing a handle leaves it open.
+ */
 export type DbTarget =
   | { kind: 'postgres'; url: string; schema?: string; poolSize?: number }
-  | { kind: 'pglite'; dataDir?: string };
+  | { kind: 'pglite'; dataDir?: string; schema?: string; instance?: PGlite };
 
 /** The database handle every part receives. */
 export interface Db {
@@ -44,12 +49,70 @@ export async function openDb(target: DbTarget): Promise<Db> {
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return makeDb(kysely, 'postgres', target.schema);
   }
-  const { PGlite } = await import('@electric-sql/pglite');
-  if (target.dataDir) await mkdir(target.dataDir, { recursive: true });
-  const pglite = target.dataDir ? new PGlite(target.dataDir) : new PGlite();
+  let pglite = target.instance;
+  if (pglite === undefined) {
+    const { PGlite } = await import('@electric-sql/pglite');
+    if (target.dataDir) await mkdir(target.dataDir, { recursive: true });
+    pglite = target.dataDir ? new PGlite(target.dataDir) : new PGlite();
+  }
   await pglite.waitReady;
-  const kysely = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
-  return makeDb(kysely, 'pglite', undefined);
+  const shared = target.instance !== undefined;
+  const dialect = new PGliteDialect({
+    pglite: shared || target.schema ? inSchema(pglite, target.schema, shared) : pglite,
+  });
+  return makeDb(new Kysely<Database>({ dialect }), 'pglite', target.schema);
+}
+
+/** The search path each handle of one PGlite instance last set; a handle switches it back before it runs. */
+const searchPaths = new WeakMap<PGlite, { current: string | undefined; lock: Promise<void> }>();
+
+/**
+ * A view of a PGlite instance for one handle: every query, and every transaction as a whole, runs alone
+ * on the instance (PGlite has a single session) after setting the handle's search path if another handle
+ * changed it. Closing the view closes the instance only when it is not shared.
+ */
+function inSchema(pglite: PGlite, schema: string | undefined, shared: boolean): PGlite {
+  const path = schema === undefined ? 'public' : `"${schema.replace(/"/g, '""')}"`;
+  let state = searchPaths.get(pglite);
+  if (state === undefined) {
+    state = { current: undefined, lock: Promise.resolve() };
+    searchPaths.set(pglite, state);
+  }
+  const s = state;
+  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = s.lock.then(async () => {
+      if (s.current !== path) {
+        await pglite.query(`set search_path to ${path}`);
+        s.current = path;
+      }
+      return work();
+    });
+    s.lock = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  };
+  let closed = false;
+  return new Proxy(pglite, {
+    get(target, key) {
+      if (key === 'query') {
+        return (...args: Parameters<PGlite['query']>) => exclusive(() => target.query(...args));
+      }
+      if (key === 'transaction') {
+        return (...args: Parameters<PGlite['transaction']>) => exclusive(() => target.transaction(...args));
+      }
+      if (key === 'close') {
+        return async () => {
+          closed = true;
+          if (!shared) await target.close();
+        };
+      }
+      if (key === 'closed') return closed || target.closed;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 function makeDb(kysely: Kysely<Database>, kind: DbTarget['kind'], schema: string | undefined): Db {

@@ -50,3 +50,16 @@ export function ussdDialog(
     resend: post,
   };
 }
+
+/** A valid A1 body with a fresh session id; override any field. */
+export function ussdBody(
+  overrides: Partial<Record<'sessionId' | 'serviceCode' | 'phoneNumber' | 'text', string>> = {},
+): { sessionId: string; serviceCode: string; phoneNumber: string; text: string } {
+  return {
+    sessionId: `test-${randomBytes(5).toString('hex')}`,
+    serviceCode: '*384*123#',
+    phoneNumber: '+254712345678',
+    text: '',
+    ...overrides,
+  };
+}

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { ussdDialog } from './helpers/ussd-dialog.js';
+import { ussdDialog } from '../helpers/ussd-dialog.js';
 
 // Part A end to end on the real server (startServer, real engine and menus, real accounts), with exact
 // strings where the spec gives them. Menu wording belongs to menus/*.yaml; here only its shape is checked.

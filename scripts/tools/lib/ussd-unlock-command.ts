@@ -1,5 +1,5 @@
-import type { AccountService } from '../../../server/ussd/accounts.js';
-import { normaliseCustomerId } from '../../../server/ussd/customer-id.js';
+import type { AccountService } from '../../../server/ussd/accounts/accounts.js';
+import { normaliseCustomerId } from '../../../server/ussd/accounts/customer-id.js';
 
 export const UNLOCK_USAGE = `Usage: npm run ussd:unlock -- <customerId> [--operator <name>]
 

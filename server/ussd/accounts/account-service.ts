@@ -1,10 +1,10 @@
 import DataLoader from 'dataloader';
 import { sql } from 'kysely';
-import type { Db } from '../db/index.js';
+import type { Db } from '../../db/index.js';
 import type { AccountService, Customer, PinCheck } from './accounts.js';
 import { writeAudit } from './audit.js';
 import { newCustomerId, normaliseCustomerId } from './customer-id.js';
-import type { PinCrypto } from './pin-crypto.js';
+import type { PinCrypto } from '../crypto/pin-crypto.js';
 
 /** Consecutive wrong PINs that lock an account. */
 export const MAX_PIN_ATTEMPTS = 3;

@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
-import type { Database } from '../db/schema.js';
-import { maskPhone } from '../logger.js';
+import type { Database } from '../../db/schema.js';
+import { maskPhone } from '../../logger.js';
 
 /** Every event the USSD accounts write to `audit_log`, closed so a typo does not invent a new one. */
 export const AUDIT_EVENTS = [

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/index.js';
-import type { Logger } from '../logger.js';
-import { maskPhone } from '../logger.js';
+import type { Db } from '../../db/index.js';
+import type { Logger } from '../../logger.js';
+import { maskPhone } from '../../logger.js';
 
 /** Counts phone visits in memory and writes them in one statement per interval. */
 export interface VisitBatcher {

@@ -1,14 +1,34 @@
 import { createCipheriv, createDecipheriv, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { PIN_SCRYPT_LOG2N_MIN_PRODUCTION } from '../../config.js';
 import type { PinKeyring } from './pin-keys.js';
 
 /**
- * scrypt cost of new PIN hashes: N = 2^14, r = 8, p = 1 (16 MiB of memory per hash), 32-byte output,
- * 16-byte random salt per record. Measured at 44–54 ms per hash on the project's 2-core machine; it runs
- * on libuv's thread pool, not the event loop. A PIN has little entropy, so the hash mainly slows an
+ * scrypt cost of new PIN hashes in production: N = 2^14, r = 8, p = 1 (16 MiB of memory per hash), 32-byte
+ * output, 16-byte random salt per record. Measured at 44–54 ms per hash on the project's 2-core machine; it
+ * runs on libuv's thread pool, not the event loop. A PIN has little entropy, so the hash mainly slows an
  * attacker who holds both the database and the key; the AES-GCM layer under a key kept outside the
- * database is what keeps records useless to someone holding the database alone.
+ * database is what keeps records useless to someone holding the database alone. Tests lower N through
+ * PIN_SCRYPT_LOG2N, which production refuses below 14 (server/config.ts).
  */
-export const PIN_SCRYPT = { log2N: 14, r: 8, p: 1, keyLength: 32, saltLength: 16 } as const;
+export const PIN_SCRYPT = {
+  log2N: PIN_SCRYPT_LOG2N_MIN_PRODUCTION,
+  r: 8,
+  p: 1,
+  keyLength: 32,
+  saltLength: 16,
+} as const;
+
+/** The cost parameters of one scrypt hash; each record stores the ones it was made with. */
+export interface ScryptCost {
+  readonly log2N: number;
+  readonly r: number;
+  readonly p: number;
+}
+
+/** The production cost with N = 2^log2N (PIN_SCRYPT_LOG2N). */
+export function scryptCost(log2N: number): ScryptCost {
+  return { log2N, r: PIN_SCRYPT.r, p: PIN_SCRYPT.p };
+}
 
 const VERSION = 1;
 const IV_LENGTH = 12;
@@ -22,7 +42,7 @@ export interface PinRecord {
 
 /** The decrypted content of a record: cost parameters, salt and hash. Never leaves this module's callers. */
 export interface PinHash {
-  readonly params: { log2N: number; r: number; p: number };
+  readonly params: ScryptCost;
   readonly salt: Buffer;
   readonly hash: Buffer;
 }
@@ -57,12 +77,8 @@ export interface PinCrypto {
   burn(pin: string): Promise<void>;
 }
 
-/** scrypt of a secret with the given cost (default: the current {@link PIN_SCRYPT} cost), on libuv's pool. */
-export function runScrypt(
-  pin: string,
-  salt: Buffer,
-  params: PinHash['params'] = PIN_SCRYPT,
-): Promise<Buffer> {
+/** scrypt of a secret with the given cost, on libuv's pool. */
+export function runScrypt(pin: string, salt: Buffer, params: ScryptCost): Promise<Buffer> {
   const N = 2 ** params.log2N;
   return new Promise((resolve, reject) => {
     scrypt(
@@ -100,11 +116,14 @@ function deserialise(plain: Buffer): PinHash {
   };
 }
 
-/** Creates the PIN crypto over a keyring (see {@link loadPinKeyring}). */
-export function createPinCrypto(keyring: PinKeyring): PinCrypto {
+/**
+ * Creates the PIN crypto over a keyring (see {@link loadPinKeyring}), hashing new PINs at `cost` (default:
+ * the production cost). Records of another cost still verify, and are re-hashed at `cost` when they do.
+ */
+export function createPinCrypto(keyring: PinKeyring, cost: ScryptCost = PIN_SCRYPT): PinCrypto {
   const currentKey = keyring.keys.get(keyring.currentId);
   if (currentKey === undefined) throw new Error('PIN keyring has no current key');
-  const current = { log2N: PIN_SCRYPT.log2N, r: PIN_SCRYPT.r, p: PIN_SCRYPT.p };
+  const current: ScryptCost = { log2N: cost.log2N, r: cost.r, p: cost.p };
   const burnSalt = randomBytes(PIN_SCRYPT.saltLength);
 
   const hash = async (pin: string): Promise<PinHash> => {

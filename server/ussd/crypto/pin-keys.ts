@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError, type Config } from '../config.js';
-import type { Logger } from '../logger.js';
+import { ConfigError, type Config } from '../../config.js';
+import type { Logger } from '../../logger.js';
 
 /** AES-256 keys for PIN records: the current key encrypts, every listed key decrypts. */
 export interface PinKeyring {

@@ -1,4 +1,4 @@
-import type { UssdReply, UssdRequest } from '../../contracts/ussd.js';
+import type { UssdReply, UssdRequest } from '../../../contracts/ussd.js';
 
 /**
  * The fields of a stored USSD session that operators see (spec A3). The engine may store more fields
@@ -11,7 +11,10 @@ export interface UssdSession {
   serviceCode: string;
   /** Id of the current menu node; the top menu is `preMenu`. */
   state: string;
-  /** The last text shown to the user (the reply without its `CON `/`END ` prefix). */
+  /**
+   * The screen shown last (the reply without its `CON ` prefix; a stored session always continues), so a
+   * retried request is answered `CON <message>` again.
+   */
   message: string;
   isAuthenticated: boolean;
   /**
@@ -19,16 +22,21 @@ export interface UssdSession {
    * masked as `•` of the same length (so PINs never reach the store); only what follows it is new input.
    */
   processedText: string;
-  /** The full reply to `processedText`, answered again for a retried request. */
-  lastReply: UssdReply;
   /** Engine-private state (navigation stack, form inputs, page, language, customer id, …). */
   data: Record<string, unknown>;
+}
+
+/** The reply a stored session last gave, answered again to a retried request. */
+export function lastReplyOf(session: Pick<UssdSession, 'message'>): UssdReply {
+  return `CON ${session.message}`;
 }
 
 export interface EngineResult {
   reply: UssdReply;
   /** The session to save (TTL restarts), or undefined when the reply is `END` and the session must go. */
   session: UssdSession | undefined;
+  /** The text the reply answers, typed values masked: what a retry of this request is compared with. */
+  processedText: string;
 }
 
 /** Turns one validated request and its stored session (if any) into a reply and the next session. */

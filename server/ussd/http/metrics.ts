@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../logger.js';
 
 /** The USSD routes, as metric label values. */
 export type UssdRoute = 'session' | 'debug' | 'sessions';

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
-import type { ApiError } from '../../contracts/errors.js';
-import { bearerToken, secretMatcher } from '../bearer-token.js';
-import type { Config } from '../config.js';
+import type { ApiError } from '../../../contracts/errors.js';
+import { bearerToken, secretMatcher } from '../../bearer-token.js';
+import type { Config } from '../../config.js';
 
 /**
  * Guards the operator endpoints (debug record, session list), which the spec says must not be public.

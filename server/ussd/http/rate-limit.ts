@@ -2,9 +2,9 @@ import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
-import type { ApiError } from '../../contracts/errors.js';
-import type { Logger } from '../logger.js';
-import { withTimeout } from './with-timeout.js';
+import type { ApiError } from '../../../contracts/errors.js';
+import type { Logger } from '../../logger.js';
+import { withTimeout } from '../session/with-timeout.js';
 
 /** Options of {@link createUssdRateLimit}. */
 export interface UssdRateLimitOptions {

@@ -1,13 +1,14 @@
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
-import type { ApiError } from '../../contracts/errors.js';
-import { USSD_INVALID_INPUT_REPLY, USSD_UNAVAILABLE_REPLY, ussdContract } from '../../contracts/ussd.js';
-import { maskPhone } from '../logger.js';
+import type { ApiError } from '../../../contracts/errors.js';
+import { ussdContract } from '../../../contracts/ussd.js';
+import { maskPhone } from '../../logger.js';
 import { ussdBodyParsers } from './body-parsers.js';
-import type { UssdSession } from './engine-types.js';
+import type { UssdSession } from '../engine/types.js';
+import { UssdError } from '../ussd-error.js';
 import type { UssdMetrics } from './metrics.js';
-import type { SessionFlow } from './session-flow.js';
-import type { SessionStore } from './session-store.js';
+import type { SessionFlow } from '../session/session-flow.js';
+import type { SessionStore } from '../session/session-store.js';
 
 /** What {@link createUssdRouter} is built from; it knows nothing of menus. */
 export interface UssdRouterDeps {
@@ -20,21 +21,15 @@ export interface UssdRouterDeps {
 
 const s = initServer();
 
-function sendPlain(res: Response, reply: string, outcome: 'invalid' | 'error'): void {
-  res.locals.ussdOutcome = outcome;
-  res.status(200).type('text/plain').send(reply);
+/** A failure of the session endpoint, answered as the spec says: HTTP 200 plain text (see {@link UssdError}). */
+function sendPlain(res: Response, error: UssdError): void {
+  res.locals.ussdOutcome = error.answer.outcome;
+  res.status(200).type('text/plain').send(error.answer.reply);
 }
 
 function apiError(res: Response, status: number, code: ApiError['code'], message: string): void {
   const body: ApiError = { code, message, requestId: res.locals.requestId };
   res.status(status).json(body);
-}
-
-/** Body-parser errors carry a 4xx status (bad JSON 400, too large 413, bad charset 415): the client's fault. */
-function isClientError(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null) return false;
-  const status = (err as { status?: unknown }).status;
-  return typeof status === 'number' && status >= 400 && status < 500;
 }
 
 /**
@@ -55,12 +50,18 @@ export function createUssdRouter(deps: UssdRouterDeps): Router {
           res.locals.ussdOutcome = reply.startsWith('CON ') ? 'CON' : 'END';
           return { status: 200, body: reply };
         } catch (err) {
+          const error = UssdError.from(err);
           res.locals.logger.error(
-            { err, sessionId: body.sessionId, phone: maskPhone(body.phoneNumber) },
-            'ussd request failed; answered unavailable',
+            {
+              err: error.cause ?? error,
+              code: error.code,
+              sessionId: body.sessionId,
+              phone: maskPhone(body.phoneNumber),
+            },
+            'ussd request failed',
           );
-          res.locals.ussdOutcome = 'error';
-          return { status: 200, body: USSD_UNAVAILABLE_REPLY };
+          res.locals.ussdOutcome = error.answer.outcome;
+          return { status: 200, body: error.answer.reply };
         }
       },
     },
@@ -105,9 +106,10 @@ export function createUssdRouter(deps: UssdRouterDeps): Router {
   const router = Router();
   createExpressEndpoints(ussdContract, routes, router, {
     logInitialization: false,
-    requestValidationErrorHandler: (_err, req, res) => {
-      if (req.tsRestRoute === ussdContract.session) sendPlain(res, USSD_INVALID_INPUT_REPLY, 'invalid');
-      else apiError(res, 400, 'bad_request', 'Invalid request parameters.');
+    requestValidationErrorHandler: (err, req, res) => {
+      if (req.tsRestRoute === ussdContract.session) {
+        sendPlain(res, new UssdError('invalid_input', 'request failed validation', { cause: err }));
+      } else apiError(res, 400, 'bad_request', 'Invalid request parameters.');
     },
   });
 
@@ -118,13 +120,16 @@ export function createUssdRouter(deps: UssdRouterDeps): Router {
       next(err);
       return;
     }
-    if (route === ussdContract.session && isClientError(err)) {
-      sendPlain(res, USSD_INVALID_INPUT_REPLY, 'invalid');
+    const error = UssdError.from(err);
+    if (isOperatorRoute) {
+      res.locals.logger.error({ err, code: error.code }, 'ussd operator route failed');
+      apiError(res, 503, 'unavailable', 'Session store unavailable; retry later.');
       return;
     }
-    res.locals.logger.error({ err }, 'ussd route failed; answered unavailable');
-    if (isOperatorRoute) apiError(res, 503, 'unavailable', 'Session store unavailable; retry later.');
-    else sendPlain(res, USSD_UNAVAILABLE_REPLY, 'error');
+    if (error.code !== 'invalid_input') {
+      res.locals.logger.error({ err: error.cause ?? error, code: error.code }, 'ussd request failed');
+    }
+    sendPlain(res, error);
   };
   router.use(onError);
   return router;

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import type { SessionStore } from '../session-store.js';
-import type { ValueSealer } from '../value-sealer.js';
+import type { SessionStore } from './session-store.js';
+import type { ValueSealer } from '../crypto/value-sealer.js';
 import { createMemorySessionStore } from './memory-session-store.js';
 import { createRedisSessionStore } from './redis-session-store.js';
 

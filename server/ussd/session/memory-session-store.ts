@@ -1,4 +1,4 @@
-import type { SessionStore } from '../session-store.js';
+import type { SessionStore } from './session-store.js';
 
 /** Options of {@link createMemorySessionStore}. */
 export interface MemorySessionStoreOptions {
@@ -33,7 +33,7 @@ function deepFreeze<T>(value: T): T {
  * of silently diverging from the Redis store, which hands out copies.
  */
 export function createMemorySessionStore<T>(options: MemorySessionStoreOptions = {}): SessionStore<T> {
-  const now = options.now ?? Date.now;
+  const now = options.now ?? (() => Date.now());
   const entries = new Map<string, Entry<T>>();
 
   const sweep = (): void => {

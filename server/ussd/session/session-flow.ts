@@ -1,11 +1,13 @@
-import type { UssdReply, UssdRequest } from '../../contracts/ussd.js';
-import type { UssdEngine, UssdSession } from './engine-types.js';
+import type { UssdReply, UssdRequest } from '../../../contracts/ussd.js';
+import { isRepeatOf } from '../engine/new-input.js';
+import type { UssdEngine, UssdSession } from '../engine/types.js';
 import { createKeyedMutex } from './keyed-mutex.js';
 import type { SessionStore } from './session-store.js';
 
 /** The last reply of a session that ended, kept briefly so a retried final request gets it again. */
 export interface EndedReply {
-  text: string;
+  /** The text that reply answered, typed values masked (as a session's `processedText`): never a PIN. */
+  processedText: string;
   reply: UssdReply;
 }
 
@@ -33,8 +35,8 @@ export interface SessionFlow {
  * that arrives while the original still runs waits for it.
  *
  * Retries (the telecom gateway resending the same `text` after a timeout) of a live session are the
- * engine's to answer from `lastReply`. A retry of a session's final request finds no session; it gets the
- * short-lived ended reply kept here instead of starting over.
+ * engine's to answer. A retry of a session's final request finds no session; it gets the short-lived ended
+ * reply kept here instead of starting over.
  */
 export function createSessionFlow(deps: SessionFlowDeps): SessionFlow {
   const { engine, sessions, ended, ttlSeconds } = deps;
@@ -46,13 +48,13 @@ export function createSessionFlow(deps: SessionFlowDeps): SessionFlow {
     const session = await sessions.get(sessionId);
     if (session === undefined && text !== '') {
       const last = await ended.get(sessionId);
-      if (last !== undefined && last.text === text) return last.reply;
+      if (last !== undefined && isRepeatOf(last.processedText, text)) return last.reply;
     }
     const result = await engine.handle(request, session);
     if (result.session === undefined || result.reply.startsWith('END ')) {
       await Promise.all([
         sessions.delete(sessionId),
-        ended.set(sessionId, { text, reply: result.reply }, endedTtl),
+        ended.set(sessionId, { processedText: result.processedText, reply: result.reply }, endedTtl),
       ]);
     } else {
       await sessions.set(sessionId, result.session, ttlSeconds);
