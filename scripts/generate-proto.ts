@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { z } from 'zod';
 import { tsHeader } from './lib/header.js';
 import { listFiles } from './lib/list-files.js';
-import { compareCodeUnits } from './lib/sort.js';
+import { compareCodeUnits } from '../lib/code-unit-order.js';
 import type { GeneratorStep } from './lib/step.js';
 
 const run = promisify(execFile);

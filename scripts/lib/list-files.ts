@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { compareCodeUnits } from './sort.js';
+import { compareCodeUnits } from '../../lib/code-unit-order.js';
 
 /** Options of {@link listFiles}. */
 export interface ListFilesOptions {

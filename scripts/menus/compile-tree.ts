@@ -14,7 +14,7 @@ import {
   type MenuPages,
 } from './plan-pages.js';
 import { NOTICE_MAX, screenBudget } from './screen-budget.js';
-import { compareCodeUnits } from '../lib/sort.js';
+import { compareCodeUnits } from '../../lib/code-unit-order.js';
 import { VALIDATORS } from './validators.js';
 
 /** What the generated file is made of: the tree, and the names its types are built from. */
