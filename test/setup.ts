@@ -1,5 +1,7 @@
-import { afterAll } from 'vitest';
-import { closeFilePglite } from './helpers/db.js';
+import { afterEach, vi } from 'vitest';
 
-// Runs in every test file (vitest `setupFiles`): the file's embedded database closes after its last test.
-afterAll(closeFilePglite);
+// Runs in every test file (vitest `setupFiles`). The files of a worker share one module graph
+// (`isolate: false` in vitest.config.ts), so nothing a test changes globally may outlive it.
+afterEach(() => {
+  vi.useRealTimers();
+});

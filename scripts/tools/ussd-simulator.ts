@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../../server/config.js';
-import { createLogger } from '../../server/logger.js';
-import { startServer, type RunningServer } from '../../server/server.js';
+import type { RunningServer } from '../../server/server.js';
 
 const USAGE = `Usage: npm run ussd -- [--url http://host:3000] [--phone +254712345678] [--code *384*123#]
                       [--session <id>] [--form]
@@ -35,7 +33,13 @@ if (opts.help) {
 let server: RunningServer | undefined;
 let baseUrl = opts.url;
 if (baseUrl === undefined) {
-  // Same code path as server/main.ts; logs go to stderr so screens stay readable.
+  // Same code path as server/main.ts; logs go to stderr so screens stay readable. Loaded only here, so
+  // dialling a running server with --url starts at once.
+  const [{ loadConfig }, { createLogger }, { startServer }] = await Promise.all([
+    import('../../server/config.js'),
+    import('../../server/logger.js'),
+    import('../../server/server.js'),
+  ]);
   const config = loadConfig({
     ...process.env,
     ENABLED_PARTS: process.env['ENABLED_PARTS'] ?? 'ussd',

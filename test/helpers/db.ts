@@ -15,12 +15,16 @@ export const TEST_DATABASE_URL = process.env['DATABASE_URL'] || undefined;
 
 export type TestDb = Db & AsyncDisposable;
 
-/** This test file's embedded database, started on first use and shared by its handles (a schema each). */
-let filePglite: Promise<PGlite> | undefined;
+/**
+ * The embedded database of this test worker, started on first use and shared by every handle opened in
+ * it, each in a schema of its own (vitest runs the files of a worker one after another, without isolating
+ * their modules, so one instance serves them all). It ends with the worker.
+ */
+let workerPglite: Promise<PGlite> | undefined;
 
 function sharedPglite(): Promise<PGlite> {
-  filePglite ??= startTestPglite();
-  return filePglite;
+  workerPglite ??= startTestPglite();
+  return workerPglite;
 }
 
 /**
@@ -35,19 +39,13 @@ export async function startTestPglite(dataDir?: string): Promise<PGlite> {
   return instance;
 }
 
-/** Closes the test file's embedded database, if it started one (test/setup.ts runs it after each file). */
-export async function closeFilePglite(): Promise<void> {
-  const instance = filePglite;
-  filePglite = undefined;
-  await (await instance)?.close();
-}
 
 /**
  * A migrated database of its own for one test file, app or test, in a fresh schema (dropped on close):
  * - DATABASE_URL set (CI): on that PostgreSQL server;
- * - otherwise: in the test file's embedded PGlite, which starts once per file (about a second) and is
- *   closed after the file's last test; each handle works in its own schema, so handles never see each
- *   other's rows.
+ * - otherwise: in the test worker's embedded PGlite, which starts once per worker (about half a second,
+ *   from the run's template); each handle works in its own schema, so handles never see each other's
+ *   rows.
  */
 export async function openTestDb(): Promise<TestDb> {
   const schema = `test_${randomBytes(6).toString('hex')}`;
