@@ -39,7 +39,6 @@ export async function startTestPglite(dataDir?: string): Promise<PGlite> {
   return instance;
 }
 
-
 /**
  * A migrated database of its own for one test file, app or test, in a fresh schema (dropped on close):
  * - DATABASE_URL set (CI): on that PostgreSQL server;
