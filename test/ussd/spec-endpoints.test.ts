@@ -59,7 +59,7 @@ describe('POST /api/ussd (spec A1, A2)', () => {
     await d.dial();
     await d.send('1');
     await ussdDialog(t.request, { phoneNumber: d.phoneNumber }).dial();
-    // Visits are written behind, in one batch a second (server/ussd/visit-batcher.ts).
+    // Visits are written behind, in one batch a second (server/ussd/accounts/visit-batcher.ts).
     const visits = async (): Promise<number | undefined> =>
       (
         await t.db.kysely
