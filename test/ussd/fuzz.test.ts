@@ -13,7 +13,11 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 const RUNS = Number(process.env['FUZZ_RUNS'] ?? 3000);
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ env: { ENABLED_PARTS: 'ussd', USSD_RATE_LIMIT_PER_MINUTE: '1000000' } });
+  // In-process sessions, as before: the fuzz is about the gateway and the engine (the Redis store has its
+  // own tests); the database is the run's (PostgreSQL in CI).
+  t = await startTestApp({
+    env: { ENABLED_PARTS: 'ussd', USSD_RATE_LIMIT_PER_MINUTE: '1000000', REDIS_URL: '' },
+  });
 });
 afterAll(() => t.close());
 
@@ -230,5 +234,5 @@ describe('fuzzing POST /api/ussd and the debug route', () => {
     expect(next.text).toMatch(/^CON /);
     expect(next.text).not.toBe(top.text);
     await t.request.get('/health').expect(200);
-  });
+  }, 120_000);
 });
