@@ -48,7 +48,8 @@ export function createSessionFlow(deps: SessionFlowDeps): SessionFlow {
     const session = await sessions.get(sessionId);
     if (session === undefined && text !== '') {
       const last = await ended.get(sessionId);
-      if (last !== undefined && isRepeatOf(last.processedText, text)) return last.reply;
+      // (An entry written before processedText existed holds none: it is no retry's answer.)
+      if (typeof last?.processedText === 'string' && isRepeatOf(last.processedText, text)) return last.reply;
     }
     const result = await engine.handle(request, session);
     if (result.session === undefined || result.reply.startsWith('END ')) {
