@@ -57,10 +57,48 @@ export async function openTestDb(): Promise<TestDb> {
       instance.exec(`drop schema if exists ${schema} cascade`).then(() => undefined),
     );
   }
-  await adminQuery(TEST_DATABASE_URL, `create schema ${schema}`);
-  const db = await openDb({ kind: 'postgres', url: TEST_DATABASE_URL, schema, poolSize: 4 });
-  await migrateToLatest(db);
-  return withClose(db, () => adminQuery(TEST_DATABASE_URL, `drop schema if exists ${schema} cascade`));
+  const url = TEST_DATABASE_URL;
+  const db = await openDb({ kind: 'postgres', url, schema, poolSize: 4 });
+  try {
+    await underSchemaLock(url, async () => {
+      await adminQuery(url, `create schema ${schema}`);
+      // Runs of older checkouts on the same server drop schemas without the lock: try again then.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await migrateToLatest(db);
+          break;
+        } catch (err) {
+          if (attempt >= 3 || (err as { cause?: { code?: unknown } }).cause?.code !== '3F000') throw err;
+        }
+      }
+    });
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  return withClose(db, () =>
+    underSchemaLock(url, () => adminQuery(url, `drop schema if exists ${schema} cascade`)),
+  );
+}
+
+/** Key of the advisory lock that test runs on one PostgreSQL take around schema migrations and drops. */
+const SCHEMA_LOCK = 715_015;
+
+/**
+ * Runs `work` holding a PostgreSQL advisory lock shared by every test worker (and every run of this
+ * suite on the same server). Kysely's migrator reads the catalog of every schema (`pg_get_serial_sequence`
+ * by name); a schema that another worker drops at that moment fails the read with 3F000 "schema does not
+ * exist". Migrations and drops therefore take turns.
+ */
+async function underSchemaLock<T>(url: string, work: () => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [SCHEMA_LOCK]);
+    return await work();
+  } finally {
+    await client.end();
+  }
 }
 
 /** `db` whose close (and dispose) also runs `drop`, once. */
