@@ -62,13 +62,14 @@ export async function openTestDb(): Promise<TestDb> {
   try {
     await underSchemaLock(url, async () => {
       await adminQuery(url, `create schema ${schema}`);
-      // Runs of older checkouts on the same server drop schemas without the lock: try again then.
+      // Other runs on the same server (other checkouts, without this lock) drop schemas too: try again.
       for (let attempt = 1; ; attempt++) {
         try {
           await migrateToLatest(db);
           break;
         } catch (err) {
-          if (attempt >= 3 || (err as { cause?: { code?: unknown } }).cause?.code !== '3F000') throw err;
+          const code = (err as { cause?: { code?: unknown } }).cause?.code;
+          if (attempt >= 5 || !CATALOG_RACE_CODES.has(String(code))) throw err;
         }
       }
     });
@@ -81,14 +82,20 @@ export async function openTestDb(): Promise<TestDb> {
   );
 }
 
+/**
+ * What a catalog read fails with when a schema or table it lists is dropped under it: 3F000 schema, 42P01
+ * relation does not exist, XX000 cache lookup failed.
+ */
+const CATALOG_RACE_CODES = new Set(['3F000', '42P01', 'XX000']);
+
 /** Key of the advisory lock that test runs on one PostgreSQL take around schema migrations and drops. */
 const SCHEMA_LOCK = 715_015;
 
 /**
  * Runs `work` holding a PostgreSQL advisory lock shared by every test worker (and every run of this
  * suite on the same server). Kysely's migrator reads the catalog of every schema (`pg_get_serial_sequence`
- * by name); a schema that another worker drops at that moment fails the read with 3F000 "schema does not
- * exist". Migrations and drops therefore take turns.
+ * by name); a schema that another worker drops at that moment fails the read (see CATALOG_RACE_CODES).
+ * Migrations and drops therefore take turns.
  */
 async function underSchemaLock<T>(url: string, work: () => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
