@@ -1,10 +1,19 @@
-// ESLint flat config: type-aware typescript-eslint rules plus the import boundary of the architecture:
-// server/ and sdk/ may import contracts/ and generated/, never each other.
+// ESLint flat config: type-aware typescript-eslint rules plus the import boundaries of the code map
+// (README "Code map", ../shared/design/ARCHITECTURE.md "Layering rules"). Each folder lists the project
+// folders it must not import; a new folder gets its line here and in the README.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const boundary = (from, forbidden) => ({
+/** The project's top-level source folders, as an import path names them. */
+const FOLDERS = ['lib', 'contracts', 'generated', 'server', 'sdk', 'demo', 'scripts', 'test', 'bench'];
+
+/**
+ * `from` (a folder, minus `except` sub-folders) must not import the folders in `forbidden`; with
+ * `packages: false`, it must not import any npm package either (only node: built-ins).
+ */
+const boundary = (from, forbidden, { except = [], packages = true } = {}) => ({
   files: [`${from}/**/*.ts`, `${from}/**/*.tsx`],
+  ignores: except.map((dir) => `${dir}/**`),
   rules: {
     'no-restricted-imports': [
       'error',
@@ -13,13 +22,23 @@ const boundary = (from, forbidden) => ({
           {
             // Relative paths only: a package subpath such as `react-dom/server` is not the repo's server/.
             regex: `^\\.{1,2}/(?:.*/)?(?:${forbidden.join('|')})(?:/|$)`,
-            message: `${from}/ must not import ${forbidden.join(' or ')}/ (see ../shared/design/ARCHITECTURE.md, layering rules).`,
+            message: `${from}/${except.length ? ` (outside ${except.map((dir) => `${dir}/`).join(', ')})` : ''} must not import ${forbidden.map((dir) => `${dir}/`).join(', ')} (README "Code map").`,
           },
+          ...(packages
+            ? []
+            : [
+                {
+                  regex: '^(?!\\.{1,2}/|node:)',
+                  message: `${from}/ is dependency-free: only relative imports inside it and node: built-ins (README "Code map").`,
+                },
+              ]),
         ],
       },
     ],
   },
 });
+
+const others = (...allowed) => FOLDERS.filter((dir) => !allowed.includes(dir));
 
 export default tseslint.config(
   {
@@ -49,9 +68,19 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
-  boundary('server', ['sdk']),
-  boundary('sdk', ['server']),
-  boundary('demo', ['server']),
+  // lib/: pure modules (USSD screen grammar, compiled menu-tree types) that import nothing.
+  boundary('lib', others('lib'), { packages: false }),
+  // server/ and sdk/ implement and call the contracts; never each other.
+  boundary('server', others('lib', 'contracts', 'generated', 'server')),
+  boundary('sdk', others('lib', 'contracts', 'generated', 'sdk')),
+  // demo/: the demo page uses the SDK (and its contracts), never the server.
+  boundary('demo', others('lib', 'contracts', 'generated', 'sdk', 'demo')),
+  // scripts/ outside tools/: the generators, which read the sources and never run the server.
+  boundary('scripts', others('lib', 'contracts', 'scripts'), { except: ['scripts/tools'] }),
+  // scripts/tools/: operator and developer tools, which run server code.
+  boundary('scripts/tools', others('lib', 'contracts', 'generated', 'server', 'scripts')),
+  // bench/: benchmark scripts; they may borrow test doubles, never the SDK.
+  boundary('bench', ['sdk']),
   // contracts/ holds declarations only: it imports zod, ts-rest's contract builder and its own files, and no
   // runtime client code (ts-rest's clients live in sdk/, e.g. sdk/src/chain-client.ts).
   {

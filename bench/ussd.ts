@@ -64,36 +64,23 @@ function runBaseline(): void {
 
 /** The gateway without the menu engine's database work: the same server with the engine test double. */
 async function runGatewayWithoutDb(): Promise<void> {
-  const [
-    { Registry },
-    { createApp },
-    { createUssdGateway },
-    { loadPinKeyring },
-    { createValueSealer },
-    engine,
-  ] = await Promise.all([
-    import('prom-client'),
-    import('../server/app.js'),
-    import('../server/ussd/gateway.js'),
-    import('../server/ussd/pin-keys.js'),
-    import('../server/ussd/value-sealer.js'),
-    import('../test/ussd/helpers/scripted-test-engine.js'),
-  ]);
+  const { scriptedUssdPart } = await import('../test/helpers/scripted-test-engine.js');
   const config = loadConfig({
     NODE_ENV: 'production',
     LOG_LEVEL: 'silent',
+    ENABLED_PARTS: 'ussd',
     DATABASE_URL: 'postgres://unused.invalid/bench',
     PIN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     USSD_RATE_LIMIT_PER_MINUTE: '1000000000',
   });
-  const logger = createLogger('silent');
   const db = await openDb({ kind: 'pglite' }); // for /health only; the engine double never queries it
-  const ctx = { config, db, logger, redis: undefined, metrics: new Registry() };
-  const sealer = createValueSealer(loadPinKeyring(config, logger), 'ussd-sessions');
-  const part = createUssdGateway(ctx, { engine: engine.createScriptedTestEngine(), sealer });
-  const server = createApp({ ctx, parts: [part] }).listen(0, '127.0.0.1', () => {
-    process.send?.({ ready: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+  const server = await startServer(config, {
+    db,
+    port: 0,
+    logger: createLogger('silent'),
+    parts: { ussd: scriptedUssdPart() },
   });
+  process.send?.({ ready: server.url });
 }
 
 async function runGateway(redis: boolean): Promise<void> {

@@ -101,11 +101,19 @@ export const ChainHeaders = z.object({
   authorization: z.string().optional(),
 });
 
+/**
+ * Which generation of REST paths a route belongs to: `current` (`/ixo/claims/claims`) or `legacy` (the
+ * older shape of the same query, `/ixo/claim`), served as an alias. Declared once here, for the contract,
+ * the server's route table and the clients.
+ */
+export const CHAIN_PATH_SHAPES = ['current', 'legacy'] as const;
+export type ChainPathShape = (typeof CHAIN_PATH_SHAPES)[number];
+
 /** Route metadata: the Swagger operationId of the chain's own document and the gRPC method served. */
-interface ChainRouteMeta {
+export interface ChainRouteMeta {
   operationId: string;
   grpcMethod: string;
-  shape: 'current' | 'legacy';
+  shape: ChainPathShape;
 }
 const current = (operationId: string, grpcMethod: string): ChainRouteMeta => ({
   operationId,

@@ -8,6 +8,7 @@ import { SERVER_EVENTS, CLIENT_EVENTS } from '../contracts/events.js';
 import { contract } from '../contracts/index.js';
 import type { OracleRouteMetadata } from '../contracts/oracle.js';
 import { jsonMarker, stableJson } from './lib/header.js';
+import type { GeneratorStep } from './lib/step.js';
 
 // @anatine/zod-openapi types its result with openapi3-ts v2 (nested under @ts-rest/open-api); we only pass it on.
 const zodToSchema = generateSchema as unknown as (schema: z.ZodTypeAny) => Record<string, unknown>;
@@ -61,8 +62,14 @@ function eventComponents(): Record<string, unknown> {
  * tags on every operation and `info.version` from package.json. Fixes what @ts-rest/open-api 3.52.1
  * leaves out: the content of `c.otherResponse()` responses (e.g. the USSD `text/plain` 200).
  */
-export async function generateOpenApiDocument(outDir: string, rootDir = process.cwd()): Promise<void> {
-  const pkg = JSON.parse(await readFile(path.join(rootDir, 'package.json'), 'utf8')) as {
+export const openApiStep: GeneratorStep = {
+  name: 'openapi',
+  sources: SOURCES,
+  run: ({ root, outDir }) => generateOpenApiDocument(root, outDir),
+};
+
+async function generateOpenApiDocument(root: string, outDir: string): Promise<void> {
+  const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as {
     version: string;
     description: string;
   };

@@ -1,18 +1,18 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { z } from 'zod';
 import { tsHeader } from './lib/header.js';
+import { listFiles } from './lib/list-files.js';
+import { compareCodeUnits } from '../lib/code-unit-order.js';
+import type { GeneratorStep } from './lib/step.js';
 
 const run = promisify(execFile);
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PROTO_DIR = 'contracts/proto';
 const DEPS_DIR = 'node_modules/@protobufs';
-const BUF = path.join(ROOT, 'node_modules/.bin/buf');
 const GENERATOR = 'scripts/generate-proto.ts (buf + ts-proto)';
 /** The descriptor summary written beside ts-proto's output (see {@link renderDescriptorModule}). */
 export const DESCRIPTOR_MODULE = 'chain-descriptor.ts';
@@ -25,19 +25,26 @@ export const DESCRIPTOR_MODULE = 'chain-descriptor.ts';
  * Runs buf fully offline (no BSR deps, local plugin) with HOME and BUF_CACHE_DIR in a temporary
  * directory. Deterministic: a rerun writes byte-identical files.
  */
-export async function generateProto(outDir: string): Promise<void> {
+export const protoStep: GeneratorStep = {
+  name: 'proto',
+  sources: [PROTO_DIR, 'buf.gen.yaml'],
+  run: ({ root, outDir }) => generateProto(root, outDir),
+};
+
+async function generateProto(root: string, outDir: string): Promise<void> {
+  const buf = path.join(root, 'node_modules/.bin/buf');
   const work = await mkdtemp(path.join(tmpdir(), 'generate-proto-'));
   const env = { ...process.env, HOME: work, BUF_CACHE_DIR: path.join(work, 'cache') };
   try {
     const genDir = path.join(work, 'gen');
     const imagePath = path.join(work, 'image.json');
-    await run(BUF, ['generate', PROTO_DIR, '--template', 'buf.gen.yaml', '-o', genDir], { cwd: ROOT, env });
-    await run(BUF, ['build', PROTO_DIR, '--exclude-source-info', '-o', imagePath], { cwd: ROOT, env });
+    await run(buf, ['generate', PROTO_DIR, '--template', 'buf.gen.yaml', '-o', genDir], { cwd: root, env });
+    await run(buf, ['build', PROTO_DIR, '--exclude-source-info', '-o', imagePath], { cwd: root, env });
 
     const target = path.join(path.resolve(outDir), 'proto');
     await rm(target, { recursive: true, force: true });
     const files = await listFiles(path.join(genDir, 'proto'));
-    const ownProtos = new Set(await listFiles(path.join(ROOT, PROTO_DIR)));
+    const ownProtos = new Set(await listFiles(path.join(root, PROTO_DIR)));
     for (const rel of files) {
       const protoRel = rel.replace(/\.ts$/, '.proto');
       const source = ownProtos.has(protoRel) ? `${PROTO_DIR}/${protoRel}` : `${DEPS_DIR}/${protoRel}`;
@@ -45,7 +52,7 @@ export async function generateProto(outDir: string): Promise<void> {
       await writeOut(target, rel, tsHeader({ generator: GENERATOR, sources: [source] }) + body);
     }
     const image = Image.parse(JSON.parse(await readFile(imagePath, 'utf8')));
-    const sources = [...ownProtos].sort().map((p) => `${PROTO_DIR}/${p}`);
+    const sources = [...ownProtos].sort(compareCodeUnits).map((p) => `${PROTO_DIR}/${p}`);
     await writeOut(
       target,
       DESCRIPTOR_MODULE,
@@ -60,16 +67,6 @@ async function writeOut(dir: string, rel: string, text: string): Promise<void> {
   const file = path.join(dir, rel);
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(file, text.endsWith('\n') ? text : `${text}\n`);
-}
-
-async function listFiles(dir: string, prefix = ''): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const rel = prefix ? `${prefix}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...(await listFiles(path.join(dir, e.name), rel)));
-    else out.push(rel);
-  }
-  return out.sort();
 }
 
 // --- The parts of a buf image (FileDescriptorSet as JSON) that the summary needs ---
@@ -215,7 +212,7 @@ function renderDescriptorModule(image: Image): string {
         }),
       ),
     )
-    .sort((a, b) => a.method.localeCompare(b.method));
+    .sort((a, b) => compareCodeUnits(a.method, b.method));
 
   const reachable = new Set<string>();
   const usedEnums = new Set<string>();

@@ -4,6 +4,9 @@ import { z } from 'zod';
 export const PART_NAMES = ['ussd', 'chain', 'oracle'] as const;
 export type PartName = (typeof PART_NAMES)[number];
 
+/** The scrypt cost (log2 N) of PIN hashes in production, and the lowest production accepts. */
+export const PIN_SCRYPT_LOG2N_MIN_PRODUCTION = 14;
+
 /** One path segment: what a chain route prefix may be. */
 const ROUTE_PREFIX = /^[a-z0-9][a-z0-9_-]*$/i;
 
@@ -71,6 +74,8 @@ export const EnvSchema = z.object({
     .regex(/^[A-Za-z0-9_-]{1,32}$/)
     .default('k1'),
   PIN_PREVIOUS_KEYS: optionalSecret,
+  /** scrypt cost of PIN hashes as log2(N); production refuses less than the default. */
+  PIN_SCRYPT_LOG2N: z.coerce.number().int().min(4).max(20).default(PIN_SCRYPT_LOG2N_MIN_PRODUCTION),
 
   // --- Chain query gateway (part B) ---
   CHAIN_GRPC_URL: z
@@ -210,6 +215,11 @@ export function loadConfig(env: NodeJS.ProcessEnv | Record<string, string | unde
     }
     if (config.ENABLED_PARTS.includes('oracle') && !config.ORACLE_SIGNING_KEY) {
       missing.push("ORACLE_SIGNING_KEY (the oracle's Ed25519 key: npm run oracle:key)");
+    }
+    if (config.PIN_SCRYPT_LOG2N < PIN_SCRYPT_LOG2N_MIN_PRODUCTION) {
+      missing.push(
+        `PIN_SCRYPT_LOG2N of at least ${PIN_SCRYPT_LOG2N_MIN_PRODUCTION} (a lower PIN-hash cost is for tests only)`,
+      );
     }
     if (missing.length) {
       throw new ConfigError(`Refusing to start in production without:\n  ${missing.join('\n  ')}`);

@@ -13,6 +13,11 @@ export interface PartContext {
   logger: Logger;
   /** Set when REDIS_URL is configured; parts fall back to in-process stores otherwise. */
   redis: Redis | undefined;
+  /**
+   * Prepended to every Redis key of every part (each part adds its own name, e.g. `ussd:`). Empty in
+   * production; tests give each app a namespace of its own, so runs sharing one Redis never meet.
+   */
+  redisPrefix: string;
   /** Prometheus registry of this app instance (not the global one, so tests can run several apps). */
   metrics: Registry;
   /**

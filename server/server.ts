@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createApp } from './app.js';
@@ -22,14 +23,17 @@ const PART_FACTORIES: Record<PartName, PartFactory> = {
 /** Parts that talk to a chain node (the gateway; the oracle resolves did:ixo users through it). */
 const CHAIN_PARTS: readonly PartName[] = ['chain', 'oracle'];
 
-/** Connections a caller (a test) may hand in instead of having them opened from the configuration. */
+/** What a caller (a test, a tool) may hand in instead of having it opened or built from the configuration. */
 export interface ServerOverrides {
+  /** A database to use, already migrated (the server migrates only a database it opens itself). */
   db?: Db;
   redis?: Redis;
   logger?: Logger;
   /** Listen on this port instead of config.PORT (tests use 0). */
   port?: number;
-  /** Replaces the factory of a part (tests compose the oracle with plugins of their own). */
+  /** Namespace of every Redis key (see {@link PartContext.redisPrefix}); default none. */
+  redisPrefix?: string;
+  /** Builds an enabled part another way, e.g. the USSD part over a scripted engine. */
   parts?: Partial<Record<PartName, PartFactory>>;
 }
 
@@ -37,7 +41,10 @@ export interface RunningServer {
   url: string;
   port: number;
   http: Server;
+  /** The Express app being served (for in-process requests without a socket). */
+  app: Express;
   ctx: PartContext;
+  /** The enabled parts, in ENABLED_PARTS order. */
   parts: Part[];
   close(): Promise<void>;
 }
@@ -95,9 +102,13 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     }
   };
   try {
-    const db = overrides.db ?? (await openDb(dbTargetFromConfig(config)));
-    if (!overrides.db) cleanups.push(() => db.close());
-    await migrateToLatest(db);
+    let db = overrides.db;
+    if (db === undefined) {
+      const opened = await openDb(dbTargetFromConfig(config));
+      cleanups.push(() => opened.close());
+      await migrateToLatest(opened);
+      db = opened;
+    }
 
     let redis = overrides.redis;
     if (!redis && config.REDIS_URL) {
@@ -122,7 +133,15 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
 
     const metrics = new Registry();
     collectDefaultMetrics({ register: metrics });
-    const ctx: PartContext = { config, db, logger, redis, metrics, chainGrpcUrl };
+    const ctx: PartContext = {
+      config,
+      db,
+      logger,
+      redis,
+      redisPrefix: overrides.redisPrefix ?? '',
+      metrics,
+      chainGrpcUrl,
+    };
 
     const parts: Part[] = [];
     for (const name of config.ENABLED_PARTS) {
@@ -147,7 +166,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
       { port, parts: config.ENABLED_PARTS, database: db.kind, redis: Boolean(redis) },
       'server listening',
     );
-    return { url: `http://127.0.0.1:${port}`, port, http, ctx, parts, close: closeAll };
+    return { url: `http://127.0.0.1:${port}`, port, http, app, ctx, parts, close: closeAll };
   } catch (err) {
     await closeAll();
     throw err;

@@ -1,4 +1,5 @@
-import { inputScreen } from '../../server/ussd/engine/layout.js';
+import type { CompiledAction, CompiledNode, MenuTree } from '../../lib/ussd/menu-tree.js';
+import { inputScreen } from '../../lib/ussd/screen-layout.js';
 import { START } from './check-references.js';
 import type { Location } from './locate.js';
 import type { MenuModel } from './load-model.js';
@@ -13,13 +14,12 @@ import {
   type MenuPages,
 } from './plan-pages.js';
 import { NOTICE_MAX, screenBudget } from './screen-budget.js';
+import { compareCodeUnits } from '../../lib/code-unit-order.js';
 import { VALIDATORS } from './validators.js';
 
-type Json = Record<string, unknown>;
-
-/** What the generated file is made of: the tree as plain data, and the names its types are built from. */
+/** What the generated file is made of: the tree, and the names its types are built from. */
 export interface CompiledMenus {
-  tree: Json;
+  tree: MenuTree;
   nodeIds: string[];
   languages: string[];
   notices: string[];
@@ -34,14 +34,20 @@ export function compileTree(model: MenuModel, errors: MenuErrors): CompiledMenus
   const budgets = model.languages.map((lang) => screenBudget(model, lang));
   const actions = new Map<string, Set<string>>();
   const formFields = new Set<string>();
-  const action = (name: string | undefined, next: string | string[] | undefined): Json | undefined => {
-    if (name === undefined) return undefined;
+  const actionOf = (name: string, next: string | string[] | undefined): CompiledAction => {
     const targets = [...new Set(next === undefined ? [] : [next].flat())].sort();
     const all = actions.get(name) ?? new Set<string>();
     targets.forEach((t) => all.add(t));
     actions.set(name, all);
     return { name, targets };
   };
+  const action = (
+    name: string | undefined,
+    next: string | string[] | undefined,
+  ): CompiledAction | undefined => (name === undefined ? undefined : actionOf(name, next));
+  /** A single `next:` (a list is only allowed after an action, which checkReferences has ensured). */
+  const single = (next: string | string[] | undefined): string | undefined =>
+    typeof next === 'string' ? next : undefined;
 
   for (const budget of budgets) {
     const { system, notices } = model;
@@ -57,7 +63,7 @@ export function compileTree(model: MenuModel, errors: MenuErrors): CompiledMenus
     for (const [, n] of notices) checkNotice(budget.worst(n.value), n.loc, budget, errors, NOTICE_MAX);
   }
 
-  const nodes: Json = {};
+  const nodes: Record<string, CompiledNode> = {};
   for (const [id, located] of model.nodes) {
     const { value: node, loc } = located;
     const back = (rule: string | false | undefined): string | boolean => rule ?? id !== START;
@@ -74,10 +80,10 @@ export function compileTree(model: MenuModel, errors: MenuErrors): CompiledMenus
           back: back(node.back),
           pages,
           options: node.options.map((o, i) => ({
-            key: keys[i],
+            key: keys[i] ?? o.key,
             label: o.label,
             when: o.when,
-            next: o.action === undefined ? o.next : undefined,
+            next: o.action === undefined ? single(o.next) : undefined,
             action: action(o.action, o.next),
             value: o.value,
           })),
@@ -106,14 +112,14 @@ export function compileTree(model: MenuModel, errors: MenuErrors): CompiledMenus
           optional: node.optional,
           secret: node.secret,
           save: node.save,
-          next: node.action === undefined ? node.next : undefined,
+          next: node.action === undefined ? single(node.next) : undefined,
           action: action(node.action, node.next),
           back: back(node.back),
         };
         break;
       }
       case 'action':
-        nodes[id] = { kind: 'action', action: action(node.action, node.next) };
+        nodes[id] = { kind: 'action', action: actionOf(node.action, node.next) };
         break;
       case 'end':
         for (const b of budgets)
@@ -128,7 +134,7 @@ export function compileTree(model: MenuModel, errors: MenuErrors): CompiledMenus
   return {
     tree: {
       start: START,
-      defaultLanguage: model.languages[0],
+      defaultLanguage: model.languages[0] ?? '',
       languages: model.languageNames,
       placeholders: Object.fromEntries([...model.placeholders].map(([k, v]) => [k, v.value])),
       validators: VALIDATORS,
@@ -141,7 +147,9 @@ export function compileTree(model: MenuModel, errors: MenuErrors): CompiledMenus
     notices: [...model.notices.keys()].sort(),
     placeholders: [...model.placeholders.keys()].sort(),
     formFields: [...formFields].sort(),
-    actions: new Map([...actions].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, [...v].sort()])),
+    actions: new Map(
+      [...actions].sort(([a], [b]) => compareCodeUnits(a, b)).map(([k, v]) => [k, [...v].sort()]),
+    ),
   };
 }
 

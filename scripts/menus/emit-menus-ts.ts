@@ -1,6 +1,5 @@
 import { stableJson, tsHeader } from '../lib/header.js';
 import type { CompiledMenus } from './compile-tree.js';
-import { TREE_TYPES } from './compiled-tree.js';
 import { VALIDATOR_NAMES, VALIDATORS } from './validators.js';
 
 /** The name of this generator, as written in the header of what it generates. */
@@ -13,6 +12,26 @@ const union = (names: readonly string[]): string =>
 const unionBlock = (names: readonly string[]): string =>
   names.length <= 1 ? ` ${union(names)}` : `\n${names.map((n) => `  | '${n}'`).join('\n')}`;
 
+/** Where generated/menus.ts finds the tree's types (lib/ussd/menu-tree.ts), relative to generated/. */
+const TREE_MODULE = '../lib/ussd/menu-tree.js';
+
+/** The types of lib/ussd/menu-tree.ts, re-exported so the server imports the whole menus from one module. */
+const TREE_TYPE_NAMES = [
+  'Audience',
+  'BackRule',
+  'CompiledAction',
+  'CompiledActionNode',
+  'CompiledEnd',
+  'CompiledInfo',
+  'CompiledInput',
+  'CompiledMenu',
+  'CompiledNode',
+  'CompiledOption',
+  'MenuTree',
+  'SystemTexts',
+  'Translated',
+] as const;
+
 /** The text of `menus.ts`: header, tree types, the unions handlers are typed against, and the tree. */
 export function emitMenusTs(compiled: CompiledMenus, sources: readonly string[]): string {
   const actionTargets = [...compiled.actions]
@@ -21,7 +40,10 @@ export function emitMenusTs(compiled: CompiledMenus, sources: readonly string[])
   const validatorNotices = VALIDATOR_NAMES.map((v) => `  readonly ${v}: ${union(VALIDATORS[v])};`).join('\n');
   return [
     tsHeader({ generator: GENERATOR, sources: [...sources] }),
-    TREE_TYPES,
+    `import type { MenuTree } from '${TREE_MODULE}';`,
+    '',
+    `export type {\n${TREE_TYPE_NAMES.map((n) => `  ${n},`).join('\n')}\n} from '${TREE_MODULE}';`,
+    '',
     '/** A language the menus are written in. */',
     `export type Language =${unionBlock(compiled.languages)};`,
     '',

@@ -8,13 +8,22 @@ import { compileTree } from './compile-tree.js';
 import { emitMenusTs } from './emit-menus-ts.js';
 import { loadModel } from './load-model.js';
 import { MenuErrors } from './menu-errors.js';
-import { displayPath, readSourceFiles } from './source-files.js';
+import { repoPath } from '../lib/repo-root.js';
+import type { GeneratorStep } from '../lib/step.js';
+import { readSourceFiles } from './source-files.js';
 
-/** Where the menus come from and where the compiled tree goes. */
+/** Where the menus come from (relative to the repository root, or absolute) and where the tree goes. */
 export interface GenerateMenusOptions {
   menusDir: string;
   outDir: string;
 }
+
+/** `menus/*.yaml` → `generated/menus.ts`. */
+export const menusStep: GeneratorStep = {
+  name: 'menus',
+  sources: ['menus'],
+  run: ({ root, outDir }) => generateMenus({ menusDir: path.join(root, 'menus'), outDir }),
+};
 
 /**
  * Compiles `menusDir/*.yaml` into `outDir/menus.ts`. Throws one Error listing every problem found, each as
@@ -26,7 +35,7 @@ export interface GenerateMenusOptions {
 export async function generateMenus(opts: GenerateMenusOptions): Promise<void> {
   const files = await readSourceFiles(opts.menusDir);
   const errors = new MenuErrors();
-  if (files.length === 0) errors.general(displayPath(opts.menusDir), 'no .yaml menu files');
+  if (files.length === 0) errors.general(repoPath(opts.menusDir), 'no .yaml menu files');
   errors.throwIfAny();
   const model = loadModel(files, errors);
   errors.throwIfAny();

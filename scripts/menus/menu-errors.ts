@@ -1,3 +1,4 @@
+import { compareCodeUnits } from '../../lib/code-unit-order.js';
 import { lineOf, type Location, type YamlPath } from './locate.js';
 
 /** One problem found in the menus, with the file and line it is about. */
@@ -72,13 +73,11 @@ export class MenuErrors {
   throwIfAny(): void {
     if (this.problems.length === 0) return;
     const lines = [...this.problems]
-      .sort((a, b) => compare(a.file, b.file) || a.line - b.line || compare(a.message, b.message))
+      .sort(
+        (a, b) =>
+          compareCodeUnits(a.file, b.file) || a.line - b.line || compareCodeUnits(a.message, b.message),
+      )
       .map((p) => (p.line > 0 ? `${p.file}:${p.line} ${p.message}` : `${p.file}: ${p.message}`));
     throw new Error([...new Set(lines)].join('\n'));
   }
-}
-
-/** Code-unit order: the same on every machine, unlike localeCompare. */
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,5 +1,5 @@
 import { isScalar } from 'yaml';
-import { NAV_KEYS } from '../../server/ussd/engine/layout.js';
+import { NAV_KEYS } from '../../lib/ussd/screen-layout.js';
 import { nodeAt, type Location } from './locate.js';
 
 const RESERVED: Record<string, string> = {

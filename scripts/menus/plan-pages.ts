@@ -1,4 +1,4 @@
-import { infoScreen, menuScreen, SCREEN_MAX, screenLength } from '../../server/ussd/engine/layout.js';
+import { infoScreen, menuScreen, SCREEN_MAX, screenLength } from '../../lib/ussd/screen-layout.js';
 import type { ParsedNode, ParsedOption } from './file-schema.js';
 import type { Location } from './locate.js';
 import type { Located } from './load-model.js';

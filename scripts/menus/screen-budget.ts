@@ -1,4 +1,4 @@
-import { SCREEN_MAX, screenLength, type NavLabels } from '../../server/ussd/engine/layout.js';
+import { SCREEN_MAX, screenLength, type NavLabels } from '../../lib/ussd/screen-layout.js';
 import type { Translated } from './file-schema.js';
 import type { MenuModel } from './load-model.js';
 import { worstCase } from './placeholders.js';

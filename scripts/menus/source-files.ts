@@ -1,32 +1,30 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { LineCounter, parseDocument, type Document } from 'yaml';
+import { listFiles } from '../lib/list-files.js';
+import { REPO_ROOT, repoPath } from '../lib/repo-root.js';
 
 /** One parsed menu file, kept with what is needed to point at a line in it. */
 export interface SourceFile {
-  /** Path relative to the working directory, with `/` separators (as printed in errors and headers). */
+  /** Path relative to the repository root, with `/` separators (as printed in errors and headers). */
   name: string;
   doc: Document;
   lines: LineCounter;
 }
 
-/** The `.yaml` files directly inside `dir`, sorted by name so the output never depends on the file system. */
+/**
+ * The `.yaml` files directly inside `dir` (relative to the repository root, or absolute), in code-unit
+ * order of their names, so the output never depends on the file system.
+ */
 export async function readSourceFiles(dir: string): Promise<SourceFile[]> {
-  const entries = (await readdir(dir, { withFileTypes: true }))
-    .filter((e) => e.isFile() && e.name.endsWith('.yaml'))
-    .map((e) => e.name)
-    .sort();
+  const at = path.resolve(REPO_ROOT, dir);
+  const entries = await listFiles(at, { recursive: false, suffix: '.yaml' });
   return Promise.all(
     entries.map(async (entry) => {
-      const full = path.join(dir, entry);
+      const full = path.join(at, entry);
       const lines = new LineCounter();
       const doc = parseDocument(await readFile(full, 'utf8'), { lineCounter: lines });
-      return { name: displayPath(full), doc, lines };
+      return { name: repoPath(full), doc, lines };
     }),
   );
-}
-
-/** A path as shown to people: relative to the working directory, `/`-separated. */
-export function displayPath(file: string): string {
-  return path.relative(process.cwd(), path.resolve(file)).split(path.sep).join('/');
 }

@@ -1,6 +1,5 @@
 import { Client, credentials, Metadata, type ChannelOptions } from '@grpc/grpc-js';
-import type { MethodName } from '../../generated/proto/chain-descriptor.js';
-import { GRPC_METHODS } from './grpc-methods.js';
+import type { MethodBinding } from './grpc-methods.js';
 
 /** Header (and gRPC metadata key) selecting the block height of a query; the node echoes it back. */
 export const BLOCK_HEIGHT_HEADER = 'x-cosmos-block-height';
@@ -21,8 +20,8 @@ export interface CallResult {
 
 /** Calls the chain's query methods over one long-lived channel. */
 export interface ChainGrpcClient {
-  /** Rejects with the grpc-js ServiceError of a failed call. */
-  call(method: MethodName, request: unknown, options: CallOptions): Promise<CallResult>;
+  /** Calls `method` (as the route table bound it). Rejects with the grpc-js ServiceError of a failed call. */
+  call(method: MethodBinding, request: unknown, options: CallOptions): Promise<CallResult>;
   close(): void;
 }
 
@@ -51,17 +50,15 @@ export function createChainGrpcClient(target: ChainGrpcTarget): ChainGrpcClient 
   );
 
   return {
-    call(method, request, options) {
-      const binding = GRPC_METHODS.get(method);
-      if (!binding) return Promise.reject(new Error(`unknown method ${method}`));
+    call({ definition }, request, options) {
       const metadata = new Metadata();
       if (options.blockHeight !== undefined) metadata.set(BLOCK_HEIGHT_HEADER, options.blockHeight);
       return new Promise<CallResult>((resolve, reject) => {
         let blockHeight: string | undefined;
         const call = client.makeUnaryRequest(
-          binding.definition.path,
-          (value: unknown) => binding.definition.requestSerialize(value),
-          (bytes: Buffer) => binding.definition.responseDeserialize(bytes),
+          definition.path,
+          (value: unknown) => definition.requestSerialize(value),
+          (bytes: Buffer) => definition.responseDeserialize(bytes),
           request,
           metadata,
           { deadline: Date.now() + options.timeoutMs },

@@ -1,6 +1,6 @@
 import { status as Status } from '@grpc/grpc-js';
-import type { ZodTypeAny } from 'zod';
-import { PaginationQuery } from '../../contracts/chain.js';
+import type { z, ZodTypeAny } from 'zod';
+import type { PaginationQuery } from '../../contracts/chain.js';
 import { ChainError } from './chain-error.js';
 import type { MethodBinding } from './grpc-methods.js';
 import { fromRestJson } from './rest-json-read.js';
@@ -8,13 +8,12 @@ import { fromRestJson } from './rest-json-read.js';
 const TRUE = new Set(['true', 'True', 'TRUE', 't', 'T', '1']);
 
 /**
- * Validates a path or query object against the contract's schema; a failure is InvalidArgument (400,
- * code 3) naming the first bad key, e.g. `pagination.limit: must be an unsigned 64-bit integer`.
+ * Parses a path, query or header object with the contract's schema, once; a failure is InvalidArgument
+ * (400, code 3) naming the first bad key, e.g. `pagination.limit: must be an unsigned 64-bit integer`.
  */
-export function validateInput(schema: unknown, value: unknown): Record<string, string> {
-  if (!isZod(schema)) return {};
+export function parseInput<S extends ZodTypeAny>(schema: S, value: unknown): z.output<S> {
   const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data as Record<string, string>;
+  if (parsed.success) return parsed.data as z.output<S>;
   const issue = parsed.error.issues[0];
   const where = issue?.path.join('.') ?? '';
   throw new ChainError(
@@ -25,17 +24,18 @@ export function validateInput(schema: unknown, value: unknown): Record<string, s
 
 /**
  * Builds the gRPC request the way grpc-gateway populates it: path parameters fill the request fields of
- * the same name, and the flat `pagination.*` query keys fill `pagination` (left unset when none is given).
+ * the same name, and the flat `pagination.*` query keys (already parsed) fill `pagination`, left unset
+ * when none is given.
  */
 export function buildRequest(
-  binding: MethodBinding,
-  params: Record<string, string>,
-  query: Record<string, string>,
+  method: MethodBinding,
+  params: Readonly<Record<string, string>>,
+  query: PaginationQuery,
 ): unknown {
   const json: Record<string, unknown> = { ...params };
-  const pagination = paginationJson(PaginationQuery.parse(query));
+  const pagination = paginationJson(query);
   if (pagination) json['pagination'] = pagination;
-  return fromRestJson(binding.input, json);
+  return fromRestJson(method.input, json);
 }
 
 function paginationJson(q: PaginationQuery): Record<string, unknown> | undefined {
@@ -48,8 +48,4 @@ function paginationJson(q: PaginationQuery): Record<string, unknown> | undefined
   if (countTotal !== undefined) out['count_total'] = TRUE.has(countTotal);
   if (q['pagination.reverse'] !== undefined) out['reverse'] = TRUE.has(q['pagination.reverse']);
   return Object.keys(out).length > 0 ? out : undefined;
-}
-
-function isZod(schema: unknown): schema is ZodTypeAny {
-  return typeof (schema as ZodTypeAny | undefined)?.safeParse === 'function';
 }

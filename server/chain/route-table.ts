@@ -1,20 +1,30 @@
-import type { AppRoute, AppRouter } from '@ts-rest/core';
-import { CHAIN_DEFAULT_PREFIX, chainContract } from '../../contracts/chain.js';
-import type { MethodName } from '../../generated/proto/chain-descriptor.js';
-import { toMethodName } from './grpc-methods.js';
-
-/** Which generation of REST paths a route belongs to (chain-rest-conventions §2). */
-export type PathShape = 'current' | 'legacy';
+import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
+import type { ZodType, ZodTypeAny } from 'zod';
+import {
+  CHAIN_DEFAULT_PREFIX,
+  CHAIN_PATH_SHAPES,
+  chainContract,
+  PaginationQuery,
+  type ChainPathShape,
+  type ChainRouteMeta,
+} from '../../contracts/chain.js';
+import { compareCodeUnits } from '../../lib/code-unit-order.js';
+import { GRPC_METHODS, toMethodName, type MethodBinding } from './grpc-methods.js';
 
 /** One contract route bound to the gRPC method it is answered by. */
 export interface ChainRouteBinding {
   /** Dotted contract key, e.g. `entity.entity` or `legacy.claimList`. */
   key: string;
   route: AppRoute;
-  method: MethodName;
-  shape: PathShape;
+  /** The gRPC method that answers the route, as the client calls it. */
+  grpc: MethodBinding;
+  shape: ChainPathShape;
   /** The path after the prefix, Express style: `/entity/:id`. */
   suffix: string;
+  /** The route's path parameters schema (ids, DIDs: every one a string), if it has any. */
+  pathParams: ZodType<Record<string, string>> | undefined;
+  /** The route's query: the Cosmos pagination keys, or none. */
+  query: typeof PaginationQuery | undefined;
 }
 
 /**
@@ -29,18 +39,36 @@ function collect(router: AppRouter, prefix: string): ChainRouteBinding[] {
   return Object.entries(router).flatMap(([name, value]) => {
     const key = prefix ? `${prefix}.${name}` : name;
     if (!isAppRoute(value)) return collect(value, key);
-    const meta = value.metadata as { grpcMethod?: unknown; shape?: unknown } | undefined;
+    const meta = value.metadata as Partial<ChainRouteMeta> | undefined;
     const method = typeof meta?.grpcMethod === 'string' ? toMethodName(meta.grpcMethod) : undefined;
-    if (!method) throw new Error(`chain route ${key} names no known gRPC method`);
+    const grpc = method && GRPC_METHODS.get(method);
+    if (!grpc) throw new Error(`chain route ${key} names no known gRPC method`);
     const head = `/${CHAIN_DEFAULT_PREFIX}`;
     if (!value.path.startsWith(`${head}/`)) throw new Error(`chain route ${key} is not under ${head}/`);
-    const shape: PathShape = meta?.shape === 'legacy' ? 'legacy' : 'current';
-    return [{ key, route: value, method, shape, suffix: value.path.slice(head.length) }];
+    const shape = CHAIN_PATH_SHAPES.find((s) => s === meta?.shape);
+    if (!shape) throw new Error(`chain route ${key} names no path shape (${CHAIN_PATH_SHAPES.join(' or ')})`);
+    if (value.query !== undefined && value.query !== PaginationQuery) {
+      throw new Error(`chain route ${key}: the only query the gateway reads is PaginationQuery`);
+    }
+    return [
+      {
+        key,
+        route: value,
+        grpc,
+        shape,
+        suffix: value.path.slice(head.length),
+        // Every chain path parameter is a ChainParam string (contracts/chain.ts).
+        pathParams: isZod(value.pathParams)
+          ? (value.pathParams as ZodType<Record<string, string>>)
+          : undefined,
+        query: value.query === undefined ? undefined : PaginationQuery,
+      },
+    ];
   });
 }
 
-function isAppRoute(value: AppRoute | AppRouter): value is AppRoute {
-  return typeof (value as AppRoute).method === 'string' && typeof (value as AppRoute).path === 'string';
+function isZod(schema: unknown): schema is ZodTypeAny {
+  return typeof (schema as ZodTypeAny | undefined)?.safeParse === 'function';
 }
 
 function compareSpecificity(a: string, b: string): number {
@@ -51,5 +79,5 @@ function compareSpecificity(a: string, b: string): number {
     const pb = (sb[i] ?? '').startsWith(':');
     if (pa !== pb) return pa ? 1 : -1;
   }
-  return sa.length - sb.length || a.localeCompare(b);
+  return sa.length - sb.length || compareCodeUnits(a, b);
 }

@@ -1,6 +1,6 @@
 import { status as Status } from '@grpc/grpc-js';
 import { Router, type Request, type Response } from 'express';
-import { ChainHeaders } from '../../contracts/chain.js';
+import { CHAIN_PATH_SHAPES, ChainHeaders, type ChainPathShape } from '../../contracts/chain.js';
 import type { MethodName } from '../../generated/proto/chain-descriptor.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -8,11 +8,11 @@ import { bearerGate } from './bearer-gate.js';
 import { chainCors } from './chain-cors.js';
 import { ChainError } from './chain-error.js';
 import { BLOCK_HEIGHT_HEADER, type ChainGrpcClient } from './grpc-client.js';
-import { GRPC_METHODS, toMethodName } from './grpc-methods.js';
-import { buildRequest, validateInput } from './grpc-request.js';
+import { toMethodName } from './grpc-methods.js';
+import { buildRequest, parseInput } from './grpc-request.js';
 import { toRestJson } from './rest-json.js';
 import { createRouteMatcher, MalformedPathError, type RouteMatch } from './route-matcher.js';
-import { chainRouteTable, type PathShape } from './route-table.js';
+import { chainRouteTable } from './route-table.js';
 import { sendJson } from './send-json.js';
 
 /** The configuration the chain router reads (see server/config.ts, "Chain query gateway"). */
@@ -35,7 +35,7 @@ export interface ChainRouterOptions {
    * with `['legacy']` the routes that moved between releases are served only in their old shape
    * (`/ixo/claim`, not `/ixo/claims/claims`), while routes that never moved stay served.
    */
-  shapes?: readonly PathShape[];
+  shapes?: readonly ChainPathShape[];
 }
 
 const PREFIX = /^[a-z0-9][a-z0-9_-]*$/i;
@@ -56,10 +56,10 @@ export function createChainRouter(options: ChainRouterOptions): Router {
   }
   const mounts = prefixes.map((p) => `/${p}`);
   const disabled = disabledMethods(config.CHAIN_DISABLED_METHODS, logger);
-  const shapes = new Set<PathShape>(options.shapes ?? ['current', 'legacy']);
+  const shapes = new Set<ChainPathShape>(options.shapes ?? CHAIN_PATH_SHAPES);
   const all = chainRouteTable();
-  const moved = new Set(all.filter((b) => b.shape === 'legacy').map((b) => b.method));
-  const table = all.filter((b) => shapes.has(b.shape) || (b.shape === 'current' && !moved.has(b.method)));
+  const moved = new Set(all.filter((b) => b.shape === 'legacy').map((b) => b.grpc.name));
+  const table = all.filter((b) => shapes.has(b.shape) || (b.shape === 'current' && !moved.has(b.grpc.name)));
   const match = createRouteMatcher(table);
 
   const router = Router({ caseSensitive: true, strict: true });
@@ -77,7 +77,7 @@ export function createChainRouter(options: ChainRouterOptions): Router {
       return;
     }
     if (found && READ_METHODS.has(req.method)) {
-      serve(req, res, found, disabled.has(found.binding.method), options);
+      serve(req, res, found, disabled.has(found.binding.grpc.name), options);
     } else if (found && req.method === 'OPTIONS') {
       res.setHeader('Allow', 'GET, HEAD, OPTIONS');
       res.status(204).end();
@@ -98,18 +98,17 @@ function serve(
 ): void {
   const run = async (): Promise<void> => {
     if (disabled) throw ChainError.notImplemented();
-    const method = GRPC_METHODS.get(binding.method);
-    if (!method) throw new Error(`no gRPC method ${binding.method}`);
-    const path = validateInput(binding.route.pathParams, params);
-    const query = validateInput(binding.route.query, req.query);
-    const headers = validateInput(ChainHeaders, { [BLOCK_HEIGHT_HEADER]: req.headers[BLOCK_HEIGHT_HEADER] });
-    const request = buildRequest(method, path, query);
-    const { response, blockHeight } = await client.call(binding.method, request, {
+    const { grpc } = binding;
+    // Each input is parsed once, by the contract's schema; the request is built from the parsed values.
+    const path = binding.pathParams ? parseInput(binding.pathParams, params) : {};
+    const query = binding.query ? parseInput(binding.query, req.query) : {};
+    const headers = parseInput(ChainHeaders, { [BLOCK_HEIGHT_HEADER]: req.headers[BLOCK_HEIGHT_HEADER] });
+    const { response, blockHeight } = await client.call(grpc, buildRequest(grpc, path, query), {
       timeoutMs: config.CHAIN_GRPC_TIMEOUT_MS,
       blockHeight: headers[BLOCK_HEIGHT_HEADER],
     });
     if (blockHeight !== undefined) res.setHeader(BLOCK_HEIGHT_HEADER, blockHeight);
-    sendJson(res, 200, toRestJson(method.output, response));
+    sendJson(res, 200, toRestJson(grpc.output, response));
   };
   run().catch((err: unknown) => {
     const error = ChainError.from(err);

@@ -1,16 +1,22 @@
 import { mkdir } from 'node:fs/promises';
+import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, PGliteDialect, sql } from 'kysely';
 import { Migrator, type MigrationResultSet } from 'kysely/migration';
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
+import { inSchema } from './pglite-schema.js';
 
 export type { Database } from './schema.js';
 
-/** Where the database lives: PostgreSQL through `pg`, or embedded PGlite (on disk, or in memory). */
+/**
+ * Where the database lives: PostgreSQL through `pg`, or embedded PGlite (on disk, or in memory). With
+ * `schema`, the handle works in that schema (its search path), which must exist. For PGlite, `instance`
+ * shares one embedded database between handles (each in its own schema); closing a handle leaves it open.
+ */
 export type DbTarget =
   | { kind: 'postgres'; url: string; schema?: string; poolSize?: number }
-  | { kind: 'pglite'; dataDir?: string };
+  | { kind: 'pglite'; dataDir?: string; schema?: string; instance?: PGlite };
 
 /** The database handle every part receives. */
 export interface Db {
@@ -44,12 +50,18 @@ export async function openDb(target: DbTarget): Promise<Db> {
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return makeDb(kysely, 'postgres', target.schema);
   }
-  const { PGlite } = await import('@electric-sql/pglite');
-  if (target.dataDir) await mkdir(target.dataDir, { recursive: true });
-  const pglite = target.dataDir ? new PGlite(target.dataDir) : new PGlite();
+  let pglite = target.instance;
+  if (pglite === undefined) {
+    const { PGlite } = await import('@electric-sql/pglite');
+    if (target.dataDir) await mkdir(target.dataDir, { recursive: true });
+    pglite = target.dataDir ? new PGlite(target.dataDir) : new PGlite();
+  }
   await pglite.waitReady;
-  const kysely = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
-  return makeDb(kysely, 'pglite', undefined);
+  const shared = target.instance !== undefined;
+  const dialect = new PGliteDialect({
+    pglite: shared || target.schema ? inSchema(pglite, target.schema, shared) : pglite,
+  });
+  return makeDb(new Kysely<Database>({ dialect }), 'pglite', target.schema);
 }
 
 function makeDb(kysely: Kysely<Database>, kind: DbTarget['kind'], schema: string | undefined): Db {

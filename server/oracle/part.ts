@@ -66,6 +66,7 @@ export function oraclePart(options: OraclePartOptions = {}): PartFactory {
       config,
       db: ctx.db,
       redis: ctx.redis,
+      redisPrefix: ctx.redisPrefix,
       logger,
       env: configAsEnv(config),
     }).catch((err: unknown) => {

@@ -1,31 +1,28 @@
 import type { Part, PartContext } from '../part.js';
-import type { UssdEngine, UssdSession } from './engine-types.js';
-import { createUssdMetrics } from './metrics.js';
-import { createOperatorAuth } from './operator-auth.js';
-import { createUssdRateLimit } from './rate-limit.js';
-import { createUssdRouter } from './router.js';
-import { createSessionFlow, type EndedReply } from './session-flow.js';
-import { createSessionStore } from './stores/create-session-store.js';
-import type { ValueSealer } from './value-sealer.js';
+import type { UssdEngine, UssdSession } from './engine/types.js';
+import { createUssdMetrics } from './http/metrics.js';
+import { createOperatorAuth } from './http/operator-auth.js';
+import { createUssdRateLimit } from './http/rate-limit.js';
+import { createUssdRouter } from './http/router.js';
+import { createSessionFlow, type EndedReply } from './session/session-flow.js';
+import { createSessionStore } from './session/create-session-store.js';
+import type { ValueSealer } from './crypto/value-sealer.js';
 
 /** What the gateway is given besides the part context. */
 export interface UssdGatewayOptions {
   engine: UssdEngine;
   /** Encrypts sessions kept in Redis (they carry the typed text, PINs included). */
   sealer: ValueSealer;
-  /**
-   * Namespace of this gateway's Redis keys: `<prefix>session:<id>`, `<prefix>ended:<id>`, `<prefix>rl:<ip>`.
-   * Instances that share sessions share the prefix. Default `ussd:`.
-   */
-  redisPrefix?: string;
 }
 
 /**
  * Assembles the USSD gateway part around a menu engine: session stores (Redis when the context has a
- * client, else in-process), rate limit, operator guard, metrics and the router.
+ * client, else in-process), rate limit, operator guard, metrics and the router. Its Redis keys are
+ * `<ctx.redisPrefix>ussd:session:<id>`, `…ussd:ended:<id>` and `…ussd:rl:<ip>`; instances that share
+ * sessions share the prefix.
  */
 export function createUssdGateway(ctx: PartContext, options: UssdGatewayOptions): Part {
-  const prefix = options.redisPrefix ?? 'ussd:';
+  const prefix = `${ctx.redisPrefix}ussd:`;
   const sessions = createSessionStore<UssdSession>(ctx.redis, `${prefix}session:`, options.sealer);
   const ended = createSessionStore<EndedReply>(ctx.redis, `${prefix}ended:`, options.sealer);
   const flow = createSessionFlow({

@@ -1,20 +1,21 @@
-import type { Part, PartContext, PartFactory } from '../part.js';
-import type { AccountService } from './accounts.js';
-import { createAccountService } from './account-service.js';
-import { createUssdEngine } from './engine.js';
-import type { UssdEngine } from './engine-types.js';
+import { menuTree } from '../../generated/menus.js';
+import type { Part, PartContext } from '../part.js';
+import type { AccountService } from './accounts/accounts.js';
+import { createAccountService } from './accounts/account-service.js';
+import { createVisitBatcher } from './accounts/visit-batcher.js';
+import { actionHandlers } from './actions/index.js';
+import { createPinCrypto, scryptCost } from './crypto/pin-crypto.js';
+import { loadPinKeyring } from './crypto/pin-keys.js';
+import { createSecretHasher } from './crypto/secret-hash.js';
+import { createValueSealer } from './crypto/value-sealer.js';
+import { createUssdEngine } from './engine/engine.js';
+import type { UssdEngine } from './engine/types.js';
 import { createUssdGateway } from './gateway.js';
-import { createPinCrypto } from './pin-crypto.js';
-import { loadPinKeyring } from './pin-keys.js';
-import { createValueSealer } from './value-sealer.js';
-import { createVisitBatcher } from './visit-batcher.js';
 
 /** What a caller (a test) may choose when building the part; production uses the defaults. */
 export interface UssdPartOptions {
-  /** The engine over the part's accounts (default: the menu engine). */
+  /** The engine over the part's accounts (default: the menu engine over the generated menus). */
   engine?: (accounts: AccountService) => UssdEngine;
-  /** Redis key prefix of sessions and rate limits (default `ussd:`). */
-  redisPrefix?: string;
 }
 
 /** The built part, with the accounts and engine it runs on. */
@@ -25,32 +26,41 @@ export interface UssdPart extends Part {
 
 /**
  * The USSD session gateway (spec part A): `POST /api/ussd` and the operator routes, over the menu engine
- * and the accounts in the database. Throws (the server refuses to start) on a malformed PIN key, and in
- * production without one.
+ * and the accounts in the database. Here the generated menus meet their action handlers: the engine
+ * interprets whatever tree and handlers it is given. Rejects (the server refuses to start) on a malformed
+ * PIN key, and in production without one.
  */
-export function buildUssdPart(ctx: PartContext, options: UssdPartOptions = {}): UssdPart {
-  const keyring = loadPinKeyring(ctx.config, ctx.logger);
-  const visits = createVisitBatcher(ctx.db, ctx.logger);
-  // Phone visits are written behind, once a second, off the dial path (see visit-batcher.ts).
-  const accounts: AccountService = {
-    ...createAccountService(ctx.db, createPinCrypto(keyring)),
-    recordPhoneVisit: visits.record,
-  };
-  const engine = options.engine?.(accounts) ?? createUssdEngine({ accounts, logger: ctx.logger });
-  const gateway = createUssdGateway(ctx, {
-    engine,
-    sealer: createValueSealer(keyring, 'ussd-sessions'),
-    ...(options.redisPrefix === undefined ? {} : { redisPrefix: options.redisPrefix }),
+export function createUssdPart(ctx: PartContext, options: UssdPartOptions = {}): Promise<UssdPart> {
+  return Promise.resolve().then(() => {
+    const keyring = loadPinKeyring(ctx.config, ctx.logger);
+    const cost = scryptCost(ctx.config.PIN_SCRYPT_LOG2N);
+    const visits = createVisitBatcher(ctx.db, ctx.logger);
+    // Phone visits are written behind, once a second, off the dial path (see accounts/visit-batcher.ts).
+    const accounts: AccountService = {
+      ...createAccountService(ctx.db, createPinCrypto(keyring, cost)),
+      recordPhoneVisit: visits.record,
+    };
+    const engine =
+      options.engine?.(accounts) ??
+      createUssdEngine({
+        tree: menuTree,
+        actions: actionHandlers,
+        accounts,
+        secrets: createSecretHasher(cost),
+        logger: ctx.logger,
+      });
+    const gateway = createUssdGateway(ctx, {
+      engine,
+      sealer: createValueSealer(keyring, 'ussd-sessions'),
+    });
+    return {
+      ...gateway,
+      accounts,
+      engine,
+      async close() {
+        await gateway.close();
+        await visits.close();
+      },
+    };
   });
-  return {
-    ...gateway,
-    accounts,
-    engine,
-    async close() {
-      await gateway.close();
-      await visits.close();
-    },
-  };
 }
-
-export const createUssdPart: PartFactory = (ctx) => Promise.resolve().then(() => buildUssdPart(ctx));

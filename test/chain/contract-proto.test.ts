@@ -14,14 +14,14 @@ describe('contracts/chain.ts agrees with contracts/proto', () => {
       `current ${m.method} ${toExpress(m.get)}`,
       ...m.additionalGets.map((g) => `legacy ${m.method} ${toExpress(g)}`),
     ]).sort();
-    const fromContract = table.map((b) => `${b.shape} ${b.method} ${b.route.path}`).sort();
+    const fromContract = table.map((b) => `${b.shape} ${b.grpc.name} ${b.route.path}`).sort();
     expect(fromContract).toEqual(fromProto);
   });
 
   it('names, for each path parameter, a field of the request message', () => {
     for (const b of table) {
       const params = [...b.route.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
-      const input = GRPC_METHODS.get(b.method)?.input ?? '';
+      const input = b.grpc.input;
       const fields = (MESSAGES[input] ?? []).map((f) => f.name);
       expect(fields, b.key).toEqual(expect.arrayContaining(params));
       const query = (b.route as { query?: unknown }).query !== undefined;

@@ -10,6 +10,7 @@ import {
 } from '../../generated/proto/ixo/entity/v1beta1/query.js';
 import {
   QueryClient as TokenClient,
+  type QueryParamsResponse as TokenParamsResponse,
   type QueryTokenListResponse,
 } from '../../generated/proto/ixo/token/v1beta1/query.js';
 import { startFixtureNode, type FixtureNode } from '../../server/chain/fixture-node/fixture-node.js';
@@ -81,7 +82,10 @@ describe('fixture node: keeper-like answers over real gRPC', () => {
 
   it('failNext applies to the named method only, once', async () => {
     node.failNext(Status.RESOURCE_EXHAUSTED, 'slow down', 'ixo.claims.v1beta1.Query/Claim');
-    await expect(unary(token.params.bind(token), {})).resolves.toBeDefined();
+    // Another method is answered as usual, with its fixture data (fixtures/chain/token.yaml), and does not
+    // use up the trap.
+    const params: TokenParamsResponse = await unary(token.params.bind(token), {});
+    expect(params).toEqual({ params: { ixo1155_contract_code: '42' } });
     await expect(unary(claims.claim.bind(claims), { id: 'claim-0001' })).rejects.toMatchObject({
       code: Status.RESOURCE_EXHAUSTED,
       details: 'slow down',

@@ -4,7 +4,7 @@ import supertest from 'supertest';
 import { startFixtureNode, type FixtureNode } from '../../server/chain/fixture-node/fixture-node.js';
 import { createChainGrpcClient, type ChainGrpcClient } from '../../server/chain/grpc-client.js';
 import { createChainRouter, type ChainRouterConfig } from '../../server/chain/router.js';
-import type { PathShape } from '../../server/chain/route-table.js';
+import type { ChainPathShape } from '../../contracts/chain.js';
 import { createLogger } from '../../server/logger.js';
 
 /** Base URL the fixture node's oracle entity advertises in tests. */
@@ -31,7 +31,7 @@ export interface Gateway extends AsyncDisposable {
 
 export interface GatewayOptions {
   config?: Partial<ChainRouterConfig>;
-  shapes?: readonly PathShape[];
+  shapes?: readonly ChainPathShape[];
   /** Use this node instead of starting one (the gateway does not close it). */
   node?: FixtureNode;
 }

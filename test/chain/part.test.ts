@@ -48,6 +48,7 @@ describe('chain part in the app', () => {
         // The chain part uses neither the database nor Redis.
         db: undefined as never,
         redis: undefined,
+        redisPrefix: '',
         metrics: new Registry(),
       });
       const server = express().use(part.router).listen(0, '127.0.0.1');

@@ -1,10 +1,14 @@
 import { Writable } from 'node:stream';
-import type { MenuTree } from '../../generated/menus.js';
+import { menuTree, type MenuTree } from '../../generated/menus.js';
 import { createLogger } from '../../server/logger.js';
-import type { AccountService } from '../../server/ussd/accounts.js';
+import type { AccountService } from '../../server/ussd/accounts/accounts.js';
+import { actionHandlers } from '../../server/ussd/actions/index.js';
+import { scryptCost } from '../../server/ussd/crypto/pin-crypto.js';
+import { createSecretHasher } from '../../server/ussd/crypto/secret-hash.js';
 import type { AnyActionHandler } from '../../server/ussd/engine/action-types.js';
-import type { UssdSession } from '../../server/ussd/engine-types.js';
-import { createUssdEngine } from '../../server/ussd/engine.js';
+import type { UssdSession } from '../../server/ussd/engine/types.js';
+import { createUssdEngine } from '../../server/ussd/engine/engine.js';
+import { TEST_SCRYPT_LOG2N } from './env.js';
 import { createInMemoryAccountService, type InMemoryAccountService } from './in-memory-account-service.js';
 
 export const TEST_PHONE = '+254700000001';
@@ -17,7 +21,8 @@ export interface DialOptions {
 }
 
 /**
- * Drives the menu engine directly, the way the HTTP route does: loads the session, calls `handle`, saves
+ * Drives the menu engine directly (over the generated menus and their handlers unless a test gives
+ * others), the way the HTTP route does: loads the session, calls `handle`, saves
  * the session (as JSON, like the Redis store) or deletes it on `END`. Every log line is kept in `logs`.
  */
 export interface EngineDialer<A extends AccountService> {
@@ -52,10 +57,11 @@ export function engineDialer(
     },
   });
   const engine = createUssdEngine({
+    tree: options.tree ?? menuTree,
+    actions: options.actions ?? actionHandlers,
     accounts,
+    secrets: createSecretHasher(scryptCost(TEST_SCRYPT_LOG2N)),
     logger: createLogger('debug', sink),
-    ...(options.tree ? { tree: options.tree } : {}),
-    ...(options.actions ? { actions: options.actions } : {}),
   });
   const sessions = new Map<string, string>();
   const load = (id: string): UssdSession | undefined => {

@@ -1,4 +1,9 @@
-import type { AccountService, Customer, LanguageCode, PinCheck } from '../../server/ussd/accounts.js';
+import type {
+  AccountService,
+  Customer,
+  LanguageCode,
+  PinCheck,
+} from '../../server/ussd/accounts/accounts.js';
 
 /** Same rule as the real service: the third consecutive wrong PIN locks the account. */
 const MAX_PIN_ATTEMPTS = 3;

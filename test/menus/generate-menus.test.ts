@@ -45,7 +45,7 @@ describe('generateMenus golden output', () => {
     expect(first).not.toMatch(/[ \t]$/m);
   });
 
-  it('names sources relative to the working directory also when given an absolute menusDir', async () => {
+  it('names sources relative to the repository root also when given an absolute menusDir', async () => {
     const output = await generate(path.resolve(FIXTURES, 'basic'));
     expect(output).toContain(
       'from test/fixtures/menus/basic/settings.yaml, test/fixtures/menus/basic/tree.yaml.',

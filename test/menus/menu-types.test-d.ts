@@ -1,6 +1,6 @@
 import { expectTypeOf, test } from 'vitest';
 import type { ActionName, ActionTargets, Language, MessageKey, NodeId } from '../../generated/menus.js';
-import type { LanguageCode } from '../../server/ussd/accounts.js';
+import type { LanguageCode } from '../../server/ussd/accounts/accounts.js';
 import { actionHandlers } from '../../server/ussd/actions/index.js';
 import type { ActionHandler, ActionHandlers } from '../../server/ussd/engine/action-types.js';
 

@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import type { CompiledInfo, CompiledMenu, MenuTree } from '../../generated/menus.js';
 import { generateMenus } from '../../scripts/menus/generate-menus.js';
 import { freshCursor } from '../../server/ussd/engine/cursor.js';
-import { SCREEN_MAX, screenLength } from '../../server/ussd/engine/layout.js';
+import { SCREEN_MAX, screenLength } from '../../lib/ussd/screen-layout.js';
 import { renderReply } from '../../server/ussd/engine/render-screen.js';
 
 const temps: string[] = [];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { menuTree, type MenuTree } from '../../generated/menus.js';
 import { freshCursor, type Cursor, type Notice } from '../../server/ussd/engine/cursor.js';
-import { SCREEN_MAX, screenLength } from '../../server/ussd/engine/layout.js';
+import { SCREEN_MAX, screenLength } from '../../lib/ussd/screen-layout.js';
 import { renderReply } from '../../server/ussd/engine/render-screen.js';
 import { fillTemplate } from '../../server/ussd/engine/templates.js';
 

@@ -5,9 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { longText } from '../../server/oracle/models/scripted-rules.js';
-import { openTestDb, type TestDb } from '../helpers/db.js';
-import { createThrowawayDatabase } from '../ussd/helpers/throwaway-database.js';
-import { TEST_REDIS_URL } from '../ussd/helpers/ussd-app.js';
+import { createThrowawayDatabase, openTestDb, type TestDb } from '../helpers/db.js';
+import { TEST_REDIS_URL, testRedisPrefix } from '../helpers/redis.js';
 import { newUser, oracleApi } from './helpers/oracle-client.js';
 import { newOracleKey, startOracleApp } from './helpers/oracle-app.js';
 import { answerText, readSse, type SseEvent } from './helpers/sse.js';
@@ -28,7 +27,7 @@ function clientText(events: SseEvent[]): string {
   return text;
 }
 
-describe('re-join on another instance through Redis', () => {
+describe.runIf(TEST_REDIS_URL)('re-join on another instance through Redis', () => {
   let db: TestDb;
   beforeAll(async () => {
     db = await openTestDb();
@@ -37,9 +36,10 @@ describe('re-join on another instance through Redis', () => {
 
   it('a stream dropped on instance A is re-joined on instance B with nothing lost or repeated', async () => {
     const signingKey = await newOracleKey();
-    const env = { REDIS_URL: TEST_REDIS_URL, SCRIPTED_MODEL_DELAY_MS: '3' };
-    await using a = await startOracleApp({ db, signingKey, env });
-    await using b = await startOracleApp({ db, signingKey, env });
+    const env = { REDIS_URL: TEST_REDIS_URL ?? '', SCRIPTED_MODEL_DELAY_MS: '3' };
+    const redisPrefix = testRedisPrefix();
+    await using a = await startOracleApp({ db, signingKey, env, redisPrefix });
+    await using b = await startOracleApp({ db, signingKey, env, redisPrefix });
     expect(b.oracleDid).toBe(a.oracleDid);
     const user = await newUser(a.oracleDid);
     const onA = oracleApi(a.url, user);
@@ -60,9 +60,10 @@ describe('re-join on another instance through Redis', () => {
 
   it('an abort sent to instance B stops the run executing on instance A', async () => {
     const signingKey = await newOracleKey();
-    const env = { REDIS_URL: TEST_REDIS_URL, SCRIPTED_MODEL_DELAY_MS: '3' };
-    await using a = await startOracleApp({ db, signingKey, env });
-    await using b = await startOracleApp({ db, signingKey, env });
+    const env = { REDIS_URL: TEST_REDIS_URL ?? '', SCRIPTED_MODEL_DELAY_MS: '3' };
+    const redisPrefix = testRedisPrefix();
+    await using a = await startOracleApp({ db, signingKey, env, redisPrefix });
+    await using b = await startOracleApp({ db, signingKey, env, redisPrefix });
     const user = await newUser(a.oracleDid);
     const onA = oracleApi(a.url, user);
     const onB = oracleApi(b.url, user);
@@ -159,7 +160,7 @@ async function freePort(): Promise<number> {
 describe('a crash mid-run (SIGKILL)', () => {
   it('the restarted server resumes the run; re-joining gives the rest of the answer after the resumed marker', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'oracle-crash-'));
-    await using pg = process.env['DATABASE_URL'] ? await createThrowawayDatabase('oracle_crash') : undefined;
+    await using database = await createThrowawayDatabase('oracle_crash');
     const port = await freePort();
     const env = {
       ...process.env,
@@ -168,8 +169,7 @@ describe('a crash mid-run (SIGKILL)', () => {
       PORT: String(port),
       ENABLED_PARTS: 'oracle',
       DATA_DIR: dir,
-      PGLITE_DATA_DIR: path.join(dir, 'pglite'),
-      DATABASE_URL: pg?.url ?? '',
+      ...database.env,
       REDIS_URL: '',
       ORACLE_SIGNING_KEY: await newOracleKey(),
       ORACLE_RUN_LEASE_SECONDS: '1',

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../../server/oracle/models/model.js';
 import { oraclePart } from '../../server/oracle/part.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
-import { TEST_REDIS_URL } from '../ussd/helpers/ussd-app.js';
+import { TEST_REDIS_URL, testRedisPrefix } from '../helpers/redis.js';
 import { newUser, oracleApi, type OracleUser } from './helpers/oracle-client.js';
 import { newOracleKey, startOracleApp, type OracleApp } from './helpers/oracle-app.js';
 import { connectSocket } from './helpers/socket-client.js';
@@ -345,7 +345,7 @@ describe('browser tools and agent-UI actions over the socket', () => {
   });
 });
 
-describe('browser tools across two instances behind Redis', () => {
+describe.runIf(TEST_REDIS_URL)('browser tools across two instances behind Redis', () => {
   let db: TestDb;
   beforeAll(async () => {
     db = await openTestDb();
@@ -354,9 +354,10 @@ describe('browser tools across two instances behind Redis', () => {
 
   it('a call raised on instance A reaches a tab connected to instance B, and the result comes back', async () => {
     const signingKey = await newOracleKey();
-    const env = { REDIS_URL: TEST_REDIS_URL };
-    await using a = await startOracleApp({ db, signingKey, env });
-    await using b = await startOracleApp({ db, signingKey, env });
+    const env = { REDIS_URL: TEST_REDIS_URL ?? '' };
+    const redisPrefix = testRedisPrefix();
+    await using a = await startOracleApp({ db, signingKey, env, redisPrefix });
+    await using b = await startOracleApp({ db, signingKey, env, redisPrefix });
     const u = await newUser(a.oracleDid);
     const session = await oracleApi(a.url, u).createSession();
     const tab = await connectSocket(b.url, u, session.sessionId);

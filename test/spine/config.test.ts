@@ -43,6 +43,21 @@ describe('server/config.ts', () => {
     expect(loadConfig({ ...env, ENABLED_PARTS: 'ussd,chain' }).ENABLED_PARTS).toEqual(['ussd', 'chain']);
   });
 
+  it('lets tests lower the PIN-hash cost, and refuses a low cost in production', () => {
+    expect(loadConfig({}).PIN_SCRYPT_LOG2N).toBe(14);
+    expect(loadConfig({ NODE_ENV: 'test', PIN_SCRYPT_LOG2N: '4' }).PIN_SCRYPT_LOG2N).toBe(4);
+    const production = {
+      NODE_ENV: 'production',
+      ENABLED_PARTS: 'ussd,chain',
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test',
+      PIN_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    };
+    expect(() => loadConfig({ ...production, PIN_SCRYPT_LOG2N: '13' })).toThrow(
+      /PIN_SCRYPT_LOG2N of at least 14/,
+    );
+    expect(loadConfig({ ...production, PIN_SCRYPT_LOG2N: '15' }).PIN_SCRYPT_LOG2N).toBe(15);
+  });
+
   it('names every invalid variable', () => {
     const run = () => loadConfig({ PORT: 'eighty', TRUST_PROXY_ENABLED: 'yes', REDIS_URL: 'not a url' });
     expect(run).toThrow(/PORT/);

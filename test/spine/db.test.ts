@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { migrateToLatest, openDb } from '../../server/db/index.js';
 import { migrations } from '../../server/db/migrations/index.js';
-import { openTestDb } from '../helpers/db.js';
+import { openTestDb, startTestPglite } from '../helpers/db.js';
 
 const databaseUrl = process.env['DATABASE_URL'];
 
@@ -15,7 +15,9 @@ async function appliedMigrations(db: Awaited<ReturnType<typeof openTestDb>>): Pr
 
 describe('migrations', () => {
   it('run on PGlite, and a second run applies nothing', async () => {
-    const db = await openDb({ kind: 'pglite' });
+    // An empty, initialised PGlite (the suite's template), as on a fresh machine.
+    const instance = await startTestPglite();
+    const db = await openDb({ kind: 'pglite', instance });
     try {
       const first = await migrateToLatest(db);
       expect(first.results?.map((r) => r.status)).toEqual(Object.keys(migrations).map(() => 'Success'));
@@ -23,6 +25,7 @@ describe('migrations', () => {
       expect(second.results).toEqual([]);
     } finally {
       await db.close();
+      await instance.close();
     }
   });
 

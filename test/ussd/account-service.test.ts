@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, maskPhone } from '../../server/logger.js';
-import type { AccountService } from '../../server/ussd/accounts.js';
-import { createAccountService } from '../../server/ussd/account-service.js';
-import { CUSTOMER_ID_PATTERN } from '../../server/ussd/customer-id.js';
-import { createPinCrypto } from '../../server/ussd/pin-crypto.js';
-import { loadPinKeyring } from '../../server/ussd/pin-keys.js';
+import type { AccountService } from '../../server/ussd/accounts/accounts.js';
+import { createAccountService } from '../../server/ussd/accounts/account-service.js';
+import { CUSTOMER_ID_PATTERN } from '../../server/ussd/accounts/customer-id.js';
+import { createPinCrypto, scryptCost } from '../../server/ussd/crypto/pin-crypto.js';
+import { loadPinKeyring } from '../../server/ussd/crypto/pin-keys.js';
 import type { Db } from '../../server/db/index.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
+import { TEST_SCRYPT_LOG2N } from '../helpers/env.js';
 
 const silent = createLogger('silent');
 const K1 = randomBytes(32).toString('base64');
@@ -25,6 +26,7 @@ const service = (db: Db, current = K1, id = 'k1', previous?: string): AccountSer
         },
         silent,
       ),
+      scryptCost(TEST_SCRYPT_LOG2N),
     ),
   );
 

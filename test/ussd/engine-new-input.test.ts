@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { appendProcessed, maskValue, newInput } from '../../server/ussd/engine/new-input.js';
+import { appendProcessed, maskValue, newInput, segmentsOf } from '../../server/ussd/engine/new-input.js';
 
 describe('newInput: the inputs of a request that the session has not processed yet', () => {
   it.each([
@@ -19,14 +19,17 @@ describe('newInput: the inputs of a request that the session has not processed y
     ['2*2*••••', '2*2*Jan', { kind: 'diverged' }],
     ['2*2*••••', '2*1*Jane*00', { kind: 'diverged' }],
   ])('processed %j, text %j', (processed, text, expected) => {
-    expect(newInput(processed, text)).toEqual(expected);
+    expect(newInput(processed, segmentsOf(text))).toEqual(expected);
   });
 
   it('masks typed values but keeps menu choices and the length, so a retry still matches', () => {
     const processed = appendProcessed('2*2', ['Jane Doe', '00', '24680'], [true, false, true]);
     expect(processed).toBe('2*2*••••••••*00*•••••');
-    expect(newInput(processed, '2*2*Jane Doe*00*24680')).toEqual({ kind: 'repeat' });
-    expect(newInput(processed, '2*2*Jane Doe*00*24680*1')).toEqual({ kind: 'new', segments: ['1'] });
+    expect(newInput(processed, segmentsOf('2*2*Jane Doe*00*24680'))).toEqual({ kind: 'repeat' });
+    expect(newInput(processed, segmentsOf('2*2*Jane Doe*00*24680*1'))).toEqual({
+      kind: 'new',
+      segments: ['1'],
+    });
     expect(maskValue('24680')).toBe('•••••');
   });
 
@@ -38,8 +41,8 @@ describe('newInput: the inputs of a request that the session has not processed y
         fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }),
         (before, after, typed) => {
           const processed = appendProcessed('', before, typed);
-          expect(newInput(processed, before.join('*'))).toEqual({ kind: 'repeat' });
-          expect(newInput(processed, [...before, ...after].join('*'))).toEqual({
+          expect(newInput(processed, segmentsOf(before.join('*')))).toEqual({ kind: 'repeat' });
+          expect(newInput(processed, segmentsOf([...before, ...after].join('*')))).toEqual({
             kind: 'new',
             segments: after,
           });

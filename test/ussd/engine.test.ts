@@ -16,7 +16,6 @@ describe('USSD engine: menus and navigation (spec A2)', () => {
       message: KNOW_MORE,
       isAuthenticated: false,
       processedText: '1',
-      lastReply: `CON ${KNOW_MORE}`,
       phoneNumber: TEST_PHONE,
     });
   });

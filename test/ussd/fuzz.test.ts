@@ -1,15 +1,23 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USSD_INVALID_INPUT_REPLY, UssdRequest } from '../../contracts/ussd.js';
-import { inject, type InjectedRequest } from './helpers/inject.js';
-import { startUssdTestApp, type UssdTestApp } from './helpers/ussd-app.js';
+import { SCREEN_MAX, screenLength } from '../../lib/ussd/screen-layout.js';
+import { inject, type InjectedRequest } from '../helpers/inject.js';
+import { loadFlows } from '../helpers/ussd-flows.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
 
-// 10,000 random and malformed requests through the real app (real engine, real accounts on the test
-// database), in process. Never a 5xx, never a crash, never a reply outside the USSD grammar; and the
-// server still answers a normal session correctly afterwards.
-let t: UssdTestApp;
+// Random and malformed requests through the real app (real engine, real accounts on the test database),
+// in process. Never a 5xx, never a crash, never a reply outside the USSD grammar or longer than a handset
+// shows; and the server still answers a normal session correctly afterwards. RUNS is sized to finish in
+// a few seconds here; FUZZ_RUNS raises it for a deeper search (e.g. FUZZ_RUNS=100000 npx vitest run fuzz).
+const RUNS = Number(process.env['FUZZ_RUNS'] ?? 3000);
+let t: TestApp;
 beforeAll(async () => {
-  t = await startUssdTestApp({ env: { USSD_RATE_LIMIT_PER_MINUTE: '1000000' } });
+  // In-process sessions, as before: the fuzz is about the gateway and the engine (the Redis store has its
+  // own tests); the database is the run's (PostgreSQL in CI).
+  t = await startTestApp({
+    env: { ENABLED_PARTS: 'ussd', USSD_RATE_LIMIT_PER_MINUTE: '1000000', REDIS_URL: '' },
+  });
 });
 afterAll(() => t.close());
 
@@ -69,17 +77,47 @@ const contentTypes = fc.constantFrom(
   undefined,
 );
 
-/** Bodies that pass validation but carry random input: these exercise the engine, not the validator. */
-const validBodies = fc.record({
-  sessionId: fc.oneof(fc.constantFrom('fz-1', 'fz-2', 'fz-3'), fc.stringMatching(/^fz-[a-z0-9]{1,2}$/)),
+/**
+ * Texts of the recorded flows (test/flows/*.yaml), which reach every screen of the menus (flows.test.ts
+ * checks it), each followed by a little random input: on a new session the engine replays them from the
+ * top menu, so the fuzz reaches deep screens and not only the first two levels.
+ */
+const flowTexts = [
+  ...new Set((await loadFlows()).flatMap((f) => f.steps.map((s) => s.text)).filter((t) => !t.includes('{'))),
+];
+const deepTexts = fc
+  .tuple(fc.constantFrom(...flowTexts), fc.array(menuInput, { maxLength: 3 }))
+  .map(([start, more]) => [start, ...more].join('*'));
+
+const validRequest = {
   serviceCode: fc.constantFrom('*384*123#', '*1#', '*384*1*2#'),
   phoneNumber: fc.constantFrom('+254712345678', '+254700000001', '+14155550123'),
-  text: fc.array(menuInput, { maxLength: 10 }).map((parts) => parts.join('*').slice(0, 182)),
-});
+};
+
+/**
+ * Bodies that pass validation but carry random input: these exercise the engine, not the validator. A few
+ * session ids, so requests continue, retry and diverge from each other's sessions; and deep texts on a
+ * session of their own, which the engine replays from the top menu.
+ */
+const validBodies = fc.oneof(
+  fc.record({
+    ...validRequest,
+    sessionId: fc.oneof(fc.constantFrom('fz-1', 'fz-2', 'fz-3'), fc.stringMatching(/^fz-[a-z0-9]{1,2}$/)),
+    text: fc.array(menuInput, { maxLength: 10 }).map((parts) => parts.join('*').slice(0, 182)),
+  }),
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      ...validRequest,
+      sessionId: fc.stringMatching(/^fd-[a-z0-9]{10}$/),
+      text: deepTexts.map((text) => text.slice(0, 182)),
+    }),
+  },
+);
 
 const requests: fc.Arbitrary<InjectedRequest> = fc.oneof(
   {
-    weight: 4,
+    weight: 6,
     arbitrary: fc.record({ b: validBodies, form: fc.boolean() }).map(({ b, form }) => ({
       method: 'POST',
       url: '/api/ussd',
@@ -149,7 +187,7 @@ function parsedBody(req: InjectedRequest): unknown {
 }
 
 describe('fuzzing POST /api/ussd and the debug route', () => {
-  it('10,000 random and malformed requests: never a 5xx, always the USSD grammar', async () => {
+  it(`${RUNS} random and malformed requests: never a 5xx, always the USSD grammar`, async () => {
     let valid = 0;
     await fc.assert(
       fc.asyncProperty(requests, async (req) => {
@@ -169,14 +207,16 @@ describe('fuzzing POST /api/ussd and the debug route', () => {
         if (isValid) {
           valid++;
           expect(res.text).not.toBe(USSD_INVALID_INPUT_REPLY);
-          expect(res.text.length).toBeLessThanOrEqual(186);
+          // The whole reply, `CON `/`END ` included, as a handset counts characters (spec A1, section 8).
+          expect(screenLength(res.text), res.text).toBeLessThanOrEqual(SCREEN_MAX);
         } else {
           expect(res.text).toBe(USSD_INVALID_INPUT_REPLY);
         }
       }),
-      { numRuns: 10_000 },
+      { numRuns: RUNS },
     );
-    expect(valid).toBeGreaterThan(2000);
+    // About a third of the requests are valid and reach the engine.
+    expect(valid).toBeGreaterThan(RUNS / 5);
 
     // Still answering correctly afterwards, over a real socket.
     const body = {
@@ -194,5 +234,5 @@ describe('fuzzing POST /api/ussd and the debug route', () => {
     expect(next.text).toMatch(/^CON /);
     expect(next.text).not.toBe(top.text);
     await t.request.get('/health').expect(200);
-  });
+  }, 120_000);
 });

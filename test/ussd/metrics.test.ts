@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createScriptedTestEngine } from './helpers/scripted-test-engine.js';
-import { startUssdTestApp, ussdBody } from './helpers/ussd-app.js';
+import { startTestApp } from '../helpers/app.js';
+import { scriptedUssdPart } from '../helpers/scripted-test-engine.js';
+import { ussdBody } from '../helpers/ussd-dialog.js';
 
 /** The value of one sample line of the Prometheus text format, e.g. `name{a="b"} 3`. */
 function sample(text: string, series: string): number | undefined {
@@ -10,9 +11,10 @@ function sample(text: string, series: string): number | undefined {
 
 describe('GET /metrics (the app’s own registry)', () => {
   it('counts USSD requests by route and outcome, times them, and reports active sessions', async () => {
-    await using t = await startUssdTestApp({
-      engine: createScriptedTestEngine(),
-      env: { USSD_RATE_LIMIT_PER_MINUTE: '20' },
+    await using t = await startTestApp({
+      db: 'none',
+      parts: { ussd: scriptedUssdPart() },
+      env: { ENABLED_PARTS: 'ussd', USSD_RATE_LIMIT_PER_MINUTE: '20' },
     });
     const a = ussdBody();
     const b = ussdBody();

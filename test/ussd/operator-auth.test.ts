@@ -1,29 +1,30 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScriptedTestEngine } from './helpers/scripted-test-engine.js';
-import { startUssdTestApp, ussdBody, type UssdTestApp } from './helpers/ussd-app.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { scriptedUssdPart } from '../helpers/scripted-test-engine.js';
+import { ussdBody } from '../helpers/ussd-dialog.js';
 
 // The debug endpoints are for operators only (spec section 4; reference defect #12 exposed them everywhere).
 const production = {
-  NODE_ENV: 'production',
-  // The USSD gateway alone: production would also require the oracle's signing key.
   ENABLED_PARTS: 'ussd',
+  NODE_ENV: 'production',
   DATABASE_URL: 'postgres://unused.invalid/db',
   PIN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  PIN_SCRYPT_LOG2N: '14',
 };
 const TOKEN = 'operator-token-for-tests-0123456789';
 
-async function withSession(t: UssdTestApp): Promise<string> {
+async function withSession(t: TestApp): Promise<string> {
   const body = ussdBody();
   await t.request.post('/api/ussd').send(body).expect(200);
   return body.sessionId;
 }
 
 describe('operator endpoints in production with OPERATOR_TOKEN set', () => {
-  let t: UssdTestApp;
+  let t: TestApp;
   beforeAll(async () => {
-    t = await startUssdTestApp({
-      engine: createScriptedTestEngine(),
+    t = await startTestApp({
+      parts: { ussd: scriptedUssdPart() },
       db: 'none',
       env: { ...production, OPERATOR_TOKEN: TOKEN },
     });
@@ -72,8 +73,8 @@ describe('operator endpoints in production with OPERATOR_TOKEN set', () => {
 
 describe('operator endpoints in production without OPERATOR_TOKEN', () => {
   it('do not exist: 404 not_found, whatever the header', async () => {
-    await using t = await startUssdTestApp({
-      engine: createScriptedTestEngine(),
+    await using t = await startTestApp({
+      parts: { ussd: scriptedUssdPart() },
       db: 'none',
       env: production,
     });
@@ -91,10 +92,10 @@ describe('operator endpoints in production without OPERATOR_TOKEN', () => {
 
 describe('operator endpoints outside production', () => {
   it('are open for local work', async () => {
-    await using t = await startUssdTestApp({
-      engine: createScriptedTestEngine(),
+    await using t = await startTestApp({
+      parts: { ussd: scriptedUssdPart() },
       db: 'none',
-      env: { NODE_ENV: 'development' },
+      env: { ENABLED_PARTS: 'ussd', NODE_ENV: 'development' },
     });
     const id = await withSession(t);
     await t.request.get(`/api/ussd/debug/${id}`).expect(200);

@@ -1,19 +1,18 @@
-import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { USSD_UNAVAILABLE_REPLY } from '../../contracts/ussd.js';
 import { migrateToLatest, openDb } from '../../server/db/index.js';
 import { openRedis } from '../../server/server.js';
 import { startTestApp } from '../helpers/app.js';
-import { openTestDb } from '../helpers/db.js';
-import { ussdDialog } from './helpers/ussd-dialog.js';
-import { deleteKeys, openTestRedis, startUssdTestApp, TEST_REDIS_URL } from './helpers/ussd-app.js';
-import { startTcpProxy } from './helpers/tcp-proxy.js';
-import { createThrowawayDatabase } from './helpers/throwaway-database.js';
+import { createThrowawayDatabase, openTestDb, TEST_DATABASE_URL } from '../helpers/db.js';
+import { deleteKeys, openTestRedis, TEST_REDIS_URL, testRedisPrefix } from '../helpers/redis.js';
+import { startTcpProxy } from '../helpers/tcp-proxy.js';
+import { ussdDialog } from '../helpers/ussd-dialog.js';
 
 // Spec section 7 A, "server or database error": the request gets the unavailable reply, /health reports
 // the database, nothing crashes, and service comes back by itself when the dependency returns. The
-// dependencies are the real PostgreSQL and Redis, reached through a loopback TCP proxy the test cuts.
+// dependencies are the real PostgreSQL and Redis, reached through a loopback TCP proxy the test cuts: these
+// tests run in the production column (DATABASE_URL, REDIS_URL set, as in CI).
 
 /** Retries `attempt` until it returns true, for up to `ms`. */
 async function eventually(attempt: () => Promise<boolean>, ms = 10_000): Promise<void> {
@@ -24,12 +23,13 @@ async function eventually(attempt: () => Promise<boolean>, ms = 10_000): Promise
   }
 }
 
-describe('a PostgreSQL outage', () => {
+describe.runIf(TEST_DATABASE_URL)('a PostgreSQL outage', () => {
   it('answers the unavailable reply and /health 503 while it lasts, and recovers without a restart', async () => {
     await using database = await createThrowawayDatabase('ussd_outage');
-    const upstream = new URL(database.url);
+    const url = database.url ?? '';
+    const upstream = new URL(url);
     await using proxy = await startTcpProxy({ host: upstream.hostname, port: Number(upstream.port || 5432) });
-    const proxied = new URL(database.url);
+    const proxied = new URL(url);
     proxied.hostname = '127.0.0.1';
     proxied.port = String(proxy.port);
     const db = await openDb({ kind: 'postgres', url: proxied.toString(), poolSize: 4 });
@@ -37,7 +37,7 @@ describe('a PostgreSQL outage', () => {
       await migrateToLatest(db);
       await using t = await startTestApp({
         db: Object.assign(db, { [Symbol.asyncDispose]: () => db.close() }),
-        env: { USSD_RATE_LIMIT_PER_MINUTE: '0' },
+        env: { ENABLED_PARTS: 'ussd', USSD_RATE_LIMIT_PER_MINUTE: '0' },
       });
       const before = ussdDialog(t.request);
       expect(await before.dial()).toMatch(/^CON /);
@@ -66,20 +66,21 @@ describe('a PostgreSQL outage', () => {
   });
 });
 
-describe('a Redis outage (sessions and rate-limit counters in Redis)', () => {
+describe.runIf(TEST_REDIS_URL)('a Redis outage (sessions and rate-limit counters in Redis)', () => {
   it('answers the unavailable reply while it lasts and recovers by itself, even when Redis was down at start', async () => {
-    const upstream = new URL(TEST_REDIS_URL);
+    const redisUrl = TEST_REDIS_URL ?? '';
+    const upstream = new URL(redisUrl);
     await using proxy = await startTcpProxy({ host: upstream.hostname, port: Number(upstream.port || 6379) });
-    const proxied = new URL(TEST_REDIS_URL);
+    const proxied = new URL(redisUrl);
     proxied.hostname = '127.0.0.1';
     proxied.port = String(proxy.port);
-    const prefix = `test:outage:${randomBytes(4).toString('hex')}:`;
+    const prefix = testRedisPrefix('test-outage');
     await proxy.cut();
     // The server's own fail-fast client settings: commands fail at once while Redis is away.
     const redis = openRedis(proxied.toString());
     redis.on('error', () => undefined);
     await using db = await openTestDb();
-    await using t = await startUssdTestApp({ db, redis, redisPrefix: prefix });
+    await using t = await startTestApp({ db, redis, redisPrefix: prefix, env: { ENABLED_PARTS: 'ussd' } });
     try {
       const down = await t.request
         .post('/api/ussd')

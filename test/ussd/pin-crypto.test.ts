@@ -7,8 +7,8 @@ import type { Db } from '../../server/db/index.js';
 import type { PartContext } from '../../server/part.js';
 import { createUssdPart } from '../../server/ussd/part.js';
 import { createLogger } from '../../server/logger.js';
-import { createPinCrypto, PinRecordError, type PinHash } from '../../server/ussd/pin-crypto.js';
-import { loadPinKeyring, type PinKeyring } from '../../server/ussd/pin-keys.js';
+import { createPinCrypto, PinRecordError, type PinHash } from '../../server/ussd/crypto/pin-crypto.js';
+import { loadPinKeyring, type PinKeyring } from '../../server/ussd/crypto/pin-keys.js';
 
 const silent = createLogger('silent');
 const key = (): string => randomBytes(32).toString('base64');
@@ -185,6 +185,7 @@ describe('the USSD part at start-up', () => {
       db: {} as Db,
       logger: silent,
       redis: undefined,
+      redisPrefix: '',
       metrics: new Registry(),
     };
     await expect(createUssdPart(ctx)).rejects.toThrow(

@@ -2,8 +2,9 @@ import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../server/logger.js';
-import { ussdDialog } from './helpers/ussd-dialog.js';
-import { startUssdTestApp, type UssdTestApp } from './helpers/ussd-app.js';
+import { ussdDialog } from '../helpers/ussd-dialog.js';
+import type { UssdPart } from '../../server/ussd/part.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
 
 // PINs never appear in clear: not in any row of any table, not in the logs (captured at the most verbose
 // level). Full phone numbers do not appear in the logs either (masked). Reference defect #9 stored PINs
@@ -14,7 +15,7 @@ const PHONE = '+254733123987';
 /** A PIN standing alone (not inside a longer run of digits, such as a timestamp or an id). */
 const pinPattern = (pin: string): RegExp => new RegExp(`(?<![0-9])${pin}(?![0-9])`);
 
-let t: UssdTestApp;
+let t: TestApp;
 let logs = '';
 beforeAll(async () => {
   const capture = new Writable({
@@ -23,9 +24,9 @@ beforeAll(async () => {
       done();
     },
   });
-  t = await startUssdTestApp({
+  t = await startTestApp({
     logger: createLogger('trace', capture),
-    env: { USSD_RATE_LIMIT_PER_MINUTE: '0' },
+    env: { ENABLED_PARTS: 'ussd', USSD_RATE_LIMIT_PER_MINUTE: '0' },
   });
 
   // Create an account, log in with a wrong and then the right PIN, change the PIN, log in with the new one.
@@ -81,7 +82,7 @@ describe('no PIN in clear', () => {
     const phoneNumber = '+254733000111';
     const ids = await Promise.all(
       [1, 2].map(() =>
-        t.accounts.createCustomer({
+        t.part<UssdPart>('ussd').accounts.createCustomer({
           fullName: 'Same Pin',
           email: null,
           pin: '97531',

@@ -1,14 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USSD_UNAVAILABLE_REPLY } from '../../contracts/ussd.js';
-import { createScriptedTestEngine, type ScriptedTestEngine } from './helpers/scripted-test-engine.js';
-import { startUssdTestApp, ussdBody, type UssdTestApp } from './helpers/ussd-app.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import {
+  createScriptedTestEngine,
+  scriptedUssdPart,
+  type ScriptedTestEngine,
+} from '../helpers/scripted-test-engine.js';
+import { ussdBody } from '../helpers/ussd-dialog.js';
 
 // The gateway around the engine (router, flow, session store), with the scripted test engine.
-let t: UssdTestApp;
+let t: TestApp;
 let engine: ScriptedTestEngine;
 beforeAll(async () => {
   engine = createScriptedTestEngine();
-  t = await startUssdTestApp({ db: 'none', engine, env: { USSD_RATE_LIMIT_PER_MINUTE: '0' } });
+  t = await startTestApp({
+    db: 'none',
+    parts: { ussd: scriptedUssdPart(engine) },
+    env: { ENABLED_PARTS: 'ussd', USSD_RATE_LIMIT_PER_MINUTE: '0' },
+  });
 });
 afterAll(() => t.close());
 

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { createThrowawayDatabase } from './helpers/throwaway-database.js';
+import { createThrowawayDatabase } from '../helpers/db.js';
+import { TEST_ENV } from '../helpers/env.js';
 
 // `npm run ussd`, driven through piped stdin as a user would type.
 interface Run {
@@ -13,8 +14,8 @@ interface Run {
 
 function simulate(args: string[], input: string, env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ussd-simulator.ts', ...args], {
-      env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env },
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/tools/ussd-simulator.ts', ...args], {
+      env: { ...process.env, ...TEST_ENV, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -29,7 +30,7 @@ function simulate(args: string[], input: string, env: Record<string, string> = {
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ env: { USSD_RATE_LIMIT_PER_MINUTE: '0' } });
+  t = await startTestApp({ env: { ENABLED_PARTS: 'ussd', USSD_RATE_LIMIT_PER_MINUTE: '0' } });
 });
 afterAll(() => t.close());
 
@@ -74,7 +75,7 @@ describe('npm run ussd', () => {
 
   it('starts the server in process when no --url is given', async () => {
     await using database = await createThrowawayDatabase('ussd_sim');
-    const run = await simulate([], '2\n0\n*\n', { DATABASE_URL: database.url, REDIS_URL: '' });
+    const run = await simulate([], '2\n0\n*\n', { ...database.env, REDIS_URL: '' });
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(
       /^Dialling \*384\*123# from \+254712345678 \(session sim-[0-9a-f]{8}\) at http:\/\/127\.0\.0\.1:\d+\n/,

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { ussdDialog } from './helpers/ussd-dialog.js';
+import { ussdDialog } from '../helpers/ussd-dialog.js';
 
 // Part A end to end on the real server (startServer, real engine and menus, real accounts), with exact
 // strings where the spec gives them. Menu wording belongs to menus/*.yaml; here only its shape is checked.
@@ -59,7 +59,7 @@ describe('POST /api/ussd (spec A1, A2)', () => {
     await d.dial();
     await d.send('1');
     await ussdDialog(t.request, { phoneNumber: d.phoneNumber }).dial();
-    // Visits are written behind, in one batch a second (server/ussd/visit-batcher.ts).
+    // Visits are written behind, in one batch a second (server/ussd/accounts/visit-batcher.ts).
     const visits = async (): Promise<number | undefined> =>
       (
         await t.db.kysely

@@ -2,16 +2,18 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseUnlockArgs, unlockCustomer } from '../../scripts/lib/ussd-unlock-command.js';
-import { migrateToLatest, openDb, type Db } from '../../server/db/index.js';
+import { parseUnlockArgs, unlockCustomer } from '../../scripts/tools/lib/ussd-unlock-command.js';
+import type { Db } from '../../server/db/index.js';
 import { createLogger } from '../../server/logger.js';
-import type { AccountService } from '../../server/ussd/accounts.js';
-import { createAccountService } from '../../server/ussd/account-service.js';
-import { createPinCrypto } from '../../server/ussd/pin-crypto.js';
-import { loadPinKeyring } from '../../server/ussd/pin-keys.js';
-import { createThrowawayDatabase, type ThrowawayDatabase } from './helpers/throwaway-database.js';
+import type { AccountService } from '../../server/ussd/accounts/accounts.js';
+import { createAccountService } from '../../server/ussd/accounts/account-service.js';
+import { createPinCrypto, scryptCost } from '../../server/ussd/crypto/pin-crypto.js';
+import { loadPinKeyring } from '../../server/ussd/crypto/pin-keys.js';
+import { createThrowawayDatabase, type ThrowawayDatabase } from '../helpers/db.js';
+import { TEST_ENV, TEST_SCRYPT_LOG2N } from '../helpers/env.js';
 
-// The operator's unlock procedure (README "Unlocking an account"): `npm run ussd:unlock -- <customerId>`.
+// The operator's unlock procedure (README "Unlocking an account"): `npm run ussd:unlock -- <customerId>`, on
+// a database of its own that the tool opens from its environment (PostgreSQL in CI, PGlite on disk here).
 const run = promisify(execFile);
 let database: ThrowawayDatabase;
 const KEY = randomBytes(32).toString('base64');
@@ -32,15 +34,18 @@ async function lockedCustomer(): Promise<string> {
   return customerId;
 }
 
-beforeAll(async () => {
-  database = await createThrowawayDatabase('ussd_unlock');
-  db = await openDb({ kind: 'postgres', url: database.url, poolSize: 2 });
-  await migrateToLatest(db);
+async function open(): Promise<void> {
+  db = await database.open();
   const keyring = loadPinKeyring(
     { NODE_ENV: 'test', PIN_ENCRYPTION_KEY: KEY, PIN_ENCRYPTION_KEY_ID: 'k1', PIN_PREVIOUS_KEYS: undefined },
     createLogger('silent'),
   );
-  accounts = createAccountService(db, createPinCrypto(keyring));
+  accounts = createAccountService(db, createPinCrypto(keyring, scryptCost(TEST_SCRYPT_LOG2N)));
+}
+
+beforeAll(async () => {
+  database = await createThrowawayDatabase('ussd_unlock');
+  await open();
 });
 afterAll(async () => {
   await db.close();
@@ -90,13 +95,12 @@ describe('unlockCustomer', () => {
 describe('npm run ussd:unlock', () => {
   const env = (extra: Record<string, string> = {}) => ({
     ...process.env,
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
+    ...TEST_ENV,
     ...extra,
   });
 
   it('prints its usage and exits 2 without a customer id', async () => {
-    const failed = await run(process.execPath, ['--import', 'tsx', 'scripts/ussd-unlock.ts'], {
+    const failed = await run(process.execPath, ['--import', 'tsx', 'scripts/tools/ussd-unlock.ts'], {
       env: env(),
     }).catch((err: unknown) => err);
     expect(failed).toMatchObject({ code: 2 });
@@ -107,13 +111,14 @@ describe('npm run ussd:unlock', () => {
 
   it('unlocks a customer in the configured database', async () => {
     const customerId = await lockedCustomer();
+    // An embedded database is one process's at a time: let the tool have it, then open it again.
+    if (database.exclusive) await db.close();
     const { stdout } = await run(
       process.execPath,
-      ['--import', 'tsx', 'scripts/ussd-unlock.ts', customerId, '--operator', 'bob'],
-      {
-        env: env({ DATABASE_URL: database.url, PIN_ENCRYPTION_KEY: KEY }),
-      },
+      ['--import', 'tsx', 'scripts/tools/ussd-unlock.ts', customerId, '--operator', 'bob'],
+      { env: env({ ...database.env, PIN_ENCRYPTION_KEY: KEY }) },
     );
+    if (database.exclusive) await open();
     expect(stdout).toMatch(new RegExp(`^Unlocked ${customerId} .*audit-logged as bob\\.\\n$`));
     expect((await accounts.findByCustomerId(customerId))?.lockedAt).toBeNull();
     const audit = await db.kysely

@@ -1,15 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USSD_INVALID_INPUT_REPLY } from '../../contracts/ussd.js';
-import { createScriptedTestEngine } from './helpers/scripted-test-engine.js';
-import { startUssdTestApp, ussdBody, type UssdTestApp } from './helpers/ussd-app.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { scriptedUssdPart } from '../helpers/scripted-test-engine.js';
+import { ussdBody } from '../helpers/ussd-dialog.js';
 
 // Spec section 7 A, first row: every request that fails validation gets HTTP 200 text/plain
 // "END Invalid input. Please try again." — never a 4xx/5xx, never a stack trace.
-let t: UssdTestApp;
+let t: TestApp;
 beforeAll(async () => {
-  t = await startUssdTestApp({
-    engine: createScriptedTestEngine(),
-    env: { USSD_RATE_LIMIT_PER_MINUTE: '0' },
+  t = await startTestApp({
+    db: 'none',
+    parts: { ussd: scriptedUssdPart() },
+    env: { ENABLED_PARTS: 'ussd', USSD_RATE_LIMIT_PER_MINUTE: '0' },
   });
 });
 afterAll(() => t.close());

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../server/logger.js';
-import { loadPinKeyring } from '../../server/ussd/pin-keys.js';
-import { createValueSealer, SealedValueError } from '../../server/ussd/value-sealer.js';
+import { loadPinKeyring } from '../../server/ussd/crypto/pin-keys.js';
+import { createValueSealer, SealedValueError } from '../../server/ussd/crypto/value-sealer.js';
 
 const silent = createLogger('silent');
 const ring = (key: string, id: string, previous?: string) =>

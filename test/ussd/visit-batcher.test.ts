@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../server/db/index.js';
 import { createLogger } from '../../server/logger.js';
-import { createVisitBatcher } from '../../server/ussd/visit-batcher.js';
+import { createVisitBatcher } from '../../server/ussd/accounts/visit-batcher.js';
 import { startTestApp } from '../helpers/app.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 
-const visitsOf = async (db: TestDb, phone: string): Promise<number | undefined> =>
+const visitsOf = async (db: Db, phone: string): Promise<number | undefined> =>
   (
     await db.kysely
       .selectFrom('phones')

@@ -1,5 +1,6 @@
 import { base58btc } from '@ucanto/core';
 import type { ChainGrpcClient } from '../../chain/grpc-client.js';
+import { GRPC_METHODS } from '../../chain/grpc-methods.js';
 
 /** Resolves a non-did:key DID to the did:key form of its Ed25519 keys; `[]` when it has none or is unknown. */
 export type DidKeyResolver = (did: string) => Promise<string[]>;
@@ -37,6 +38,13 @@ export function didKeyOfVerificationMethod(method: VerificationMethodLike): stri
   return `did:key:${base58btc.encode(prefixed)}`;
 }
 
+/** The chain's IID query (`ixo.iid.v1beta1.Query/IidDocument`). */
+const IID_DOCUMENT = (() => {
+  const binding = GRPC_METHODS.get('ixo.iid.v1beta1.Query/IidDocument');
+  if (!binding) throw new Error('the IID query is not in the generated method table');
+  return binding;
+})();
+
 /** gRPC status of a missing document. */
 const NOT_FOUND = 5;
 
@@ -57,11 +65,7 @@ export function createIxoDidKeyResolver(
     if (hit && hit.until > Date.now()) return hit.keys;
     let keys: string[];
     try {
-      const { response } = await chain.call(
-        'ixo.iid.v1beta1.Query/IidDocument',
-        { id: did },
-        { timeoutMs: options.timeoutMs },
-      );
+      const { response } = await chain.call(IID_DOCUMENT, { id: did }, { timeoutMs: options.timeoutMs });
       const doc = (response as { iidDocument?: { verificationMethod?: VerificationMethodLike[] } })
         .iidDocument;
       keys = (doc?.verificationMethod ?? []).flatMap((m) => didKeyOfVerificationMethod(m) ?? []);

@@ -62,6 +62,8 @@ export interface OracleAppOptions {
   config: Config;
   db: Db;
   redis: Redis | undefined;
+  /** Namespace of every Redis key and channel (PartContext.redisPrefix; empty in production). */
+  redisPrefix: string;
   logger: Logger;
   /** The environment plugins read their variables from (and `requiredEnv` is checked against). */
   env: Readonly<Record<string, string | undefined>>;
@@ -143,7 +145,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
   const messages = new MessageStore(db);
   const runs = new RunStore(db);
   const delegations = new DelegationStore(db, identity.did);
-  const prefix = 'oracle:';
+  const prefix = `${options.redisPrefix}oracle:`;
   const log = redis
     ? createRedisRunEventLog({ redis, prefix, maxAgeSeconds: MAX_RUN_AGE_SECONDS, logger })
     : createMemoryRunEventLog({ maxAgeSeconds: MAX_RUN_AGE_SECONDS });
@@ -154,6 +156,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     bridge: () => bridge,
     corsOrigins: config.ORACLE_CORS_ORIGINS,
     redis,
+    redisKey: `${options.redisPrefix}socket.io`,
     logger,
   });
   const bridge = createFrontendBridge(bus, (call) => sockets.sendFrontendCall(call));

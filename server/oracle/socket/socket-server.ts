@@ -48,6 +48,8 @@ export function createOracleSockets(deps: {
   bridge: () => FrontendBridge;
   corsOrigins: string[];
   redis: Redis | undefined;
+  /** The adapter's channel prefix (socket.io's default is `socket.io`). */
+  redisKey: string;
   logger: Logger;
 }): OracleSockets {
   let io: Server | undefined;
@@ -95,7 +97,7 @@ export function createOracleSockets(deps: {
         const sub = deps.redis.duplicate({ enableOfflineQueue: true });
         for (const c of [pub, sub]) c.on('error', () => undefined);
         adapterClients.push(pub, sub);
-        io.adapter(createAdapter(pub, sub));
+        io.adapter(createAdapter(pub, sub, { key: deps.redisKey }));
       }
       io.use((socket, next) => {
         const auth = (socket.handshake.auth ?? {}) as { invocation?: unknown; ucanDelegation?: unknown };

@@ -1,5 +1,5 @@
 import type { ActionTargets, Language } from '../../../generated/menus.js';
-import type { LanguageCode } from '../accounts.js';
+import type { LanguageCode } from '../accounts/accounts.js';
 import type { ActionHandler } from '../engine/action-types.js';
 import { requireCustomerId } from './require-customer.js';
 

@@ -1,7 +1,6 @@
 import type { FormField, Language } from '../../../generated/menus.js';
 import type { ActionContext } from './action-types.js';
 import { clearForm } from './navigate.js';
-import { secretMatches } from './secret-hash.js';
 import type { Turn } from './turn.js';
 
 /** The context a handler runs with; its methods change the turn's cursor. */
@@ -25,7 +24,7 @@ export function actionContext(turn: Turn, input: string | undefined): ActionCont
     },
     async matchesSecret(field, value) {
       const stored = c.secrets[field];
-      return stored !== undefined && (await secretMatches(value, stored));
+      return stored !== undefined && (await turn.secrets.matches(value, stored));
     },
     login(customer) {
       c.isAuthenticated = true;

@@ -8,7 +8,7 @@ import type {
   Placeholder,
 } from '../../../generated/menus.js';
 import type { Logger } from '../../logger.js';
-import type { AccountService, Customer } from '../accounts.js';
+import type { AccountService, Customer } from '../accounts/accounts.js';
 
 /** Values for the `{placeholders}` of a screen or a notice. Longer values are cut to the declared length. */
 export type Params = Partial<Record<Placeholder, string>>;

@@ -1,5 +1,5 @@
 import type { MenuTree } from '../../../generated/menus.js';
-import type { UssdSession } from '../engine-types.js';
+import type { UssdSession } from './types.js';
 import { engineData, readEngineData, type EngineData } from './session-data.js';
 
 /** A notice to show above the screen: one of the tree's notices, or the engine's own `invalidChoice`. */

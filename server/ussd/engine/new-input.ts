@@ -18,29 +18,42 @@ export function maskValue(value: string): string {
   return MASK.repeat(value.length);
 }
 
-/** True when `text` is `masked` with the masked characters filled in. */
-function matchesMasked(text: string, masked: string): boolean {
-  if (text.length !== masked.length) return false;
-  for (let i = 0; i < text.length; i++) {
-    if (masked[i] !== MASK && masked[i] !== text[i]) return false;
+/** True when `value` is `masked` with the masked characters filled in. */
+function matchesMasked(value: string, masked: string): boolean {
+  if (value.length !== masked.length) return false;
+  for (let i = 0; i < value.length; i++) {
+    if (masked[i] !== MASK && masked[i] !== value[i]) return false;
   }
   return true;
 }
 
 /**
- * Splits off the inputs that follow `processed` (stored with typed values masked) in `text`. Inputs are
- * joined with `*`, so `1**` after `1` is the single input `*`, seen as empty segments.
+ * The inputs of an accumulated `text`, in order: the one place the gateway's text is split. The initial dial
+ * (`text` empty) has none; otherwise inputs are joined with `*`, so an empty input is the `*` key itself
+ * (`1**` is `1` then `*`, seen as two empty inputs).
  */
-export function newInput(processed: string, text: string): NewInput {
-  if (matchesMasked(text, processed)) return { kind: 'repeat' };
-  if (processed === '') return { kind: 'new', segments: text.split('*') };
-  const extends_ =
-    text.length > processed.length &&
-    text[processed.length] === '*' &&
-    matchesMasked(text.slice(0, processed.length), processed);
-  return extends_
-    ? { kind: 'new', segments: text.slice(processed.length + 1).split('*') }
-    : { kind: 'diverged' };
+export function segmentsOf(text: string): string[] {
+  return text === '' ? [] : text.split('*');
+}
+
+/**
+ * Compares the inputs of a request (`segments`, from {@link segmentsOf}) with what the session already
+ * processed (stored with typed values masked): the same inputs again, inputs that extend them, or neither.
+ */
+export function newInput(processed: string, segments: readonly string[]): NewInput {
+  const done = segmentsOf(processed);
+  if (segments.length < done.length) return { kind: 'diverged' };
+  for (let i = 0; i < done.length; i++) {
+    if (!matchesMasked(segments[i] ?? '', done[i] ?? '')) return { kind: 'diverged' };
+  }
+  return segments.length === done.length
+    ? { kind: 'repeat' }
+    : { kind: 'new', segments: segments.slice(done.length) };
+}
+
+/** True when `text` is the request that `processed` (masked) answered: a gateway retry of it. */
+export function isRepeatOf(processed: string, text: string): boolean {
+  return newInput(processed, segmentsOf(text)).kind === 'repeat';
 }
 
 /** The new `processedText`: what was processed before, then the new segments with typed values masked. */

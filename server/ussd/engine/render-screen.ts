@@ -1,7 +1,13 @@
 import type { UssdReply } from '../../../contracts/ussd.js';
 import type { MenuTree, Translated } from '../../../generated/menus.js';
 import type { Cursor } from './cursor.js';
-import { infoScreen, inputScreen, menuScreen, withNotice, type NavLabels } from './layout.js';
+import {
+  infoScreen,
+  inputScreen,
+  menuScreen,
+  withNotice,
+  type NavLabels,
+} from '../../../lib/ussd/screen-layout.js';
 import { canGoBack } from './navigate.js';
 import { fillTemplate } from './templates.js';
 import { nodeOf } from './turn.js';

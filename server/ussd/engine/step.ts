@@ -1,13 +1,17 @@
 import type { CompiledInput, CompiledMenu } from '../../../generated/menus.js';
-import { NAV_KEYS } from './layout.js';
+import { NAV_KEYS } from '../../../lib/ussd/screen-layout.js';
 import { enter, runAction } from './enter.js';
 import { goBack } from './navigate.js';
-import { hashSecret } from './secret-hash.js';
 import { nodeOf, type Turn } from './turn.js';
 import { runValidator } from './validators.js';
 
-/** After one input: go on with the next one, stop reading input (navigation replay), or the session ended. */
-export type StepResult = 'continue' | 'stop' | 'end';
+/** What one input did. */
+export interface StepResult {
+  /** Go on with the next input, stop reading input (navigation replay), or the session ended. */
+  readonly next: 'continue' | 'stop' | 'end';
+  /** The input was taken as a typed value (a name, a PIN), so it is masked in `processedText`. */
+  readonly typed: boolean;
+}
 
 /**
  * Applies one input (one `*`-separated segment) to the cursor. An empty segment is the `*` key: exit.
@@ -19,7 +23,7 @@ export async function step(turn: Turn, segment: string): Promise<StepResult> {
   c.notice = undefined;
   if (segment === '') {
     c.ended = turn.tree.system.goodbye[c.lang] ?? '';
-    return 'end';
+    return { next: 'end', typed: false };
   }
   const node = nodeOf(turn.tree, c.node);
   switch (node.kind) {
@@ -27,8 +31,10 @@ export async function step(turn: Turn, segment: string): Promise<StepResult> {
       return after(turn, await menuStep(turn, node, segment));
     case 'info':
       return after(turn, pageStep(turn, node.pages[c.lang]?.length ?? 1, segment) || invalid(turn));
-    case 'input':
-      return after(turn, await inputStep(turn, node, segment));
+    case 'input': {
+      const { moved, typed } = await inputStep(turn, node, segment);
+      return after(turn, moved, typed);
+    }
     case 'action':
     case 'end':
       throw new Error(`a session cannot rest on ${node.kind} node "${c.node}"`);
@@ -37,10 +43,10 @@ export async function step(turn: Turn, segment: string): Promise<StepResult> {
 
 type Moved = boolean | 'stop';
 
-function after(turn: Turn, moved: Moved): StepResult {
-  if (turn.cursor.ended !== undefined) return 'end';
-  if (moved === 'stop' || (turn.mode === 'navigation' && moved === false)) return 'stop';
-  return 'continue';
+function after(turn: Turn, moved: Moved, typed = false): StepResult {
+  if (turn.cursor.ended !== undefined) return { next: 'end', typed };
+  if (moved === 'stop' || (turn.mode === 'navigation' && moved === false)) return { next: 'stop', typed };
+  return { next: 'continue', typed };
 }
 
 /** `98` and `0` between pages; `0` on the first page goes back. */
@@ -83,11 +89,16 @@ async function menuStep(turn: Turn, node: CompiledMenu, segment: string): Promis
   return true;
 }
 
-async function inputStep(turn: Turn, node: CompiledInput, segment: string): Promise<Moved> {
+/** An input screen's step: `moved` as for the other screens, `typed` when the segment was a typed value. */
+async function inputStep(
+  turn: Turn,
+  node: CompiledInput,
+  segment: string,
+): Promise<{ moved: Moved; typed: boolean }> {
   const c = turn.cursor;
-  if (segment === NAV_KEYS.back) return goBack(turn) || invalid(turn);
-  if (turn.mode === 'navigation') return 'stop';
-  turn.typed = segment !== NAV_KEYS.skip;
+  if (segment === NAV_KEYS.back) return { moved: goBack(turn) || invalid(turn), typed: false };
+  if (turn.mode === 'navigation') return { moved: 'stop', typed: false };
+  const typed = segment !== NAV_KEYS.skip;
   let value: string | undefined;
   if (segment === NAV_KEYS.skip && node.optional) value = undefined;
   else if (node.validate === undefined) value = segment.trim();
@@ -95,18 +106,18 @@ async function inputStep(turn: Turn, node: CompiledInput, segment: string): Prom
     const checked = runValidator(node.validate, segment);
     if (!checked.ok) {
       c.notice = { key: checked.notice, system: false, params: {} };
-      return true;
+      return { moved: true, typed };
     }
     value = checked.value;
   }
   if (node.save !== undefined) {
     delete c.form[node.save];
     delete c.secrets[node.save];
-    if (value !== undefined && node.secret) c.secrets[node.save] = await hashSecret(value);
+    if (value !== undefined && node.secret) c.secrets[node.save] = await turn.secrets.hash(value);
     else if (value !== undefined) c.form[node.save] = value;
   }
   if (node.action) await runAction(turn, node.action, value);
   else if (node.next !== undefined) await enter(turn, node.next, {});
   else throw new Error(`input "${c.node}" leads nowhere`);
-  return true;
+  return { moved: true, typed };
 }

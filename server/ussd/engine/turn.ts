@@ -1,7 +1,8 @@
 import type { MenuTree } from '../../../generated/menus.js';
 import type { UssdRequest } from '../../../contracts/ussd.js';
 import type { Logger } from '../../logger.js';
-import type { AccountService } from '../accounts.js';
+import type { AccountService } from '../accounts/accounts.js';
+import type { SecretHasher } from '../crypto/secret-hash.js';
 import type { AnyActionHandler } from './action-types.js';
 import type { Cursor } from './cursor.js';
 
@@ -10,6 +11,8 @@ export interface Turn {
   readonly tree: MenuTree;
   readonly actions: Readonly<Record<string, AnyActionHandler>>;
   readonly accounts: AccountService;
+  /** Hashes secret inputs (a new PIN) while they wait for their confirmation. */
+  readonly secrets: SecretHasher;
   readonly logger: Logger;
   readonly request: UssdRequest;
   readonly cursor: Cursor;
@@ -18,8 +21,6 @@ export interface Turn {
    * between screens and stops before anything that would run an action or take free input.
    */
   readonly mode: 'full' | 'navigation';
-  /** Set by a step that took its input as a typed value (so it is masked in `processedText`). */
-  typed: boolean;
 }
 
 /** The node the cursor rests on, or an error naming it. */

@@ -25,6 +25,8 @@ export async function startOracleApp(
     redis?: Redis;
     signingKey?: string;
     parts?: TestAppOptions['parts'];
+    /** Apps that share Redis state (two instances of one service) pass the same prefix. */
+    redisPrefix?: string;
   } = {},
 ): Promise<OracleApp> {
   const key = options.signingKey ?? (await newOracleKey());
@@ -39,6 +41,7 @@ export async function startOracleApp(
     ...(options.db ? { db: options.db } : {}),
     ...(options.redis ? { redis: options.redis } : {}),
     ...(options.parts ? { parts: options.parts } : {}),
+    ...(options.redisPrefix ? { redisPrefix: options.redisPrefix } : {}),
   });
   const config = (await (await fetch(`${app.url}/config`)).json()) as { did: string };
   return Object.assign(app, { oracleDid: config.did });

@@ -1,0 +1,70 @@
+import { execFileSync } from 'node:child_process';
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { openApiStep } from './generate-openapi.js';
+import { protoStep } from './generate-proto.js';
+import { REGENERATE_COMMAND } from './lib/header.js';
+import { listFiles } from './lib/list-files.js';
+import { REPO_ROOT } from './lib/repo-root.js';
+import type { GeneratorStep } from './lib/step.js';
+import { menusStep } from './menus/generate-menus.js';
+
+/** Every step of `npm run generate`, in the order they run. */
+export const GENERATOR_STEPS: readonly GeneratorStep[] = [openApiStep, protoStep, menusStep];
+
+/** Cleans `outDir` and runs every step into it; returns the files written. */
+export async function generateInto(outDir: string, root = REPO_ROOT): Promise<string[]> {
+  await rm(outDir, { recursive: true, force: true });
+  await mkdir(outDir, { recursive: true });
+  for (const step of GENERATOR_STEPS) await step.run({ root, outDir });
+  return listFiles(outDir);
+}
+
+/** What `--check` prints and whether it passed. */
+export interface CheckReport {
+  ok: boolean;
+  /** For stdout when it passed. */
+  stdout: string;
+  /** For stderr when it failed: the files that differ, a diff and the command to run. */
+  stderr: string;
+}
+
+/** Compares the committed tree with a fresh generation of it, as `npm run generate -- --check` reports. */
+export async function checkGenerated(committed: string, fresh: string): Promise<CheckReport> {
+  const differences = await compareTrees(committed, fresh);
+  if (differences.length === 0) return { ok: true, stdout: 'generated/ is up to date.\n', stderr: '' };
+  const lines = [
+    `generated/ is stale (${differences.length} file(s) differ):`,
+    ...differences.map((d) => `  ${d}`),
+    diffText(committed, fresh),
+    `\nRun \`${REGENERATE_COMMAND}\` and commit generated/.`,
+  ];
+  return { ok: false, stdout: '', stderr: `${lines.join('\n')}\n` };
+}
+
+/** One line per file that is missing, left over or changed, in code-unit order of the paths. */
+async function compareTrees(a: string, b: string): Promise<string[]> {
+  const [left, right] = await Promise.all([listFiles(a), listFiles(b)]);
+  const all = [...new Set([...left, ...right])].sort();
+  const out: string[] = [];
+  for (const rel of all) {
+    if (!left.includes(rel)) out.push(`missing from generated/: ${rel}`);
+    else if (!right.includes(rel)) out.push(`not generated any more: ${rel}`);
+    else if (!(await readFile(path.join(a, rel))).equals(await readFile(path.join(b, rel))))
+      out.push(`changed: ${rel}`);
+  }
+  return out;
+}
+
+function diffText(a: string, b: string): string {
+  try {
+    execFileSync('diff', ['-ru', a, b], { encoding: 'utf8' });
+    return '';
+  } catch (err) {
+    const stdout = (err as { stdout?: string }).stdout ?? '';
+    const lines = stdout.split('\n');
+    return lines.length > 200
+      ? `${lines.slice(0, 200).join('\n')}\n… (${lines.length - 200} more lines)`
+      : stdout;
+  }
+}

@@ -1,0 +1,120 @@
+import type { UssdRequest } from '../../../contracts/ussd.js';
+import type { MenuTree } from '../../../generated/menus.js';
+import type { Logger } from '../../logger.js';
+import type { AccountService } from '../accounts/accounts.js';
+import type { SecretHasher } from '../crypto/secret-hash.js';
+import type { AnyActionHandler } from './action-types.js';
+import { cursorOf, dataOf, freshCursor, type Cursor } from './cursor.js';
+import { appendProcessed, newInput, segmentsOf } from './new-input.js';
+import { renderReply } from './render-screen.js';
+import { step } from './step.js';
+import type { Turn } from './turn.js';
+import { lastReplyOf, type EngineResult, type UssdEngine, type UssdSession } from './types.js';
+
+/**
+ * What the engine interprets and works with. The part (server/ussd/part.ts) hands in the generated menus
+ * and their handlers; tests hand in a fixture tree and its own handlers.
+ */
+export interface UssdEngineDeps {
+  tree: MenuTree;
+  actions: Readonly<Record<string, AnyActionHandler>>;
+  accounts: AccountService;
+  /** Hashes secret inputs (a new PIN) while they wait for their confirmation. */
+  secrets: SecretHasher;
+  logger: Logger;
+}
+
+/**
+ * The menu engine: interprets the compiled menu tree for one request at a time.
+ *
+ * - The request's `text` is split into its inputs once ({@link segmentsOf}); only the inputs after the
+ *   session's `processedText` are applied, several at once if several arrived.
+ * - The same `text` again (a gateway retry) answers the last reply and runs nothing.
+ * - A `text` that does not extend `processedText` (a late or reordered request) also answers the last
+ *   reply and changes nothing: the session moves only forward, from input it has seen in order.
+ * - A `text` for an unknown session (expired, lost in a restart, or belonging to another phone number)
+ *   starts at `preMenu` and replays the inputs as navigation only: menu options that lead to screens,
+ *   `0`, `98` and `*`. It stops at the first input that would run an action or be typed into an input
+ *   (the screen reached is shown), so nothing the session never saw has a side effect.
+ * - `processedText` is stored with every value typed into an input screen masked (`•`, same length), so
+ *   the session store never holds a PIN, a name or an e-mail from the text; menu choices stay readable.
+ * - An `END` reply returns no session (the caller deletes it).
+ */
+export function createUssdEngine(deps: UssdEngineDeps): UssdEngine {
+  const { tree, actions, accounts, secrets, logger } = deps;
+
+  const start = async (request: UssdRequest): Promise<Cursor> => {
+    const [bound] = await Promise.all([
+      accounts.findByPhone(request.phoneNumber),
+      accounts.recordPhoneVisit(request.phoneNumber).catch((err: unknown) => {
+        logger.warn({ err, sessionId: request.sessionId }, 'ussd: recording the phone visit failed');
+      }),
+    ]);
+    return freshCursor(tree, bound?.language ?? tree.defaultLanguage);
+  };
+
+  const finish = (request: UssdRequest, cursor: Cursor, processedText: string): EngineResult => {
+    const { reply, message } = renderReply(tree, cursor);
+    if (cursor.ended !== undefined) return { reply, session: undefined, processedText };
+    const session: UssdSession = {
+      sessionId: request.sessionId,
+      phoneNumber: request.phoneNumber,
+      serviceCode: request.serviceCode,
+      state: cursor.node,
+      message,
+      isAuthenticated: cursor.isAuthenticated,
+      processedText,
+      data: dataOf(cursor),
+    };
+    return { reply, session, processedText };
+  };
+
+  const run = async (
+    request: UssdRequest,
+    cursor: Cursor,
+    processed: string,
+    segments: readonly string[],
+    mode: Turn['mode'],
+  ): Promise<EngineResult> => {
+    const turn: Turn = { tree, actions, accounts, secrets, logger, request, cursor, mode };
+    // Masked in processedText: what an input took as a typed value, and what was never applied.
+    const typed = segments.map(() => true);
+    for (const [i, segment] of segments.entries()) {
+      const result = await step(turn, segment);
+      if (result.next === 'stop') break;
+      typed[i] = result.typed;
+      if (result.next === 'end') break;
+    }
+    logger.debug({ sessionId: request.sessionId, state: cursor.node, mode }, 'ussd step');
+    return finish(request, cursor, appendProcessed(processed, segments, typed));
+  };
+
+  return {
+    async handle(request, stored) {
+      const segments = segmentsOf(request.text);
+      const cursor =
+        stored && stored.phoneNumber === request.phoneNumber && stored.serviceCode === request.serviceCode
+          ? cursorOf(stored, tree)
+          : undefined;
+      if (stored && cursor) {
+        const input = newInput(stored.processedText, segments);
+        if (input.kind === 'new') return run(request, cursor, stored.processedText, input.segments, 'full');
+        if (input.kind === 'diverged') {
+          logger.warn(
+            {
+              sessionId: request.sessionId,
+              processedLength: stored.processedText.length,
+              textLength: request.text.length,
+            },
+            'ussd: text does not extend the processed text; answering the last reply',
+          );
+        }
+        return { reply: lastReplyOf(stored), session: stored, processedText: stored.processedText };
+      }
+      if (stored) {
+        logger.warn({ sessionId: request.sessionId }, 'ussd: stored session does not fit; starting afresh');
+      }
+      return run(request, await start(request), '', segments, 'navigation');
+    },
+  };
+}

@@ -1,0 +1,136 @@
+import { createExpressEndpoints, initServer } from '@ts-rest/express';
+import { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
+import type { ApiError } from '../../../contracts/errors.js';
+import { ussdContract } from '../../../contracts/ussd.js';
+import { maskPhone } from '../../logger.js';
+import { ussdBodyParsers } from './body-parsers.js';
+import type { UssdSession } from '../engine/types.js';
+import { UssdError } from '../ussd-error.js';
+import type { UssdMetrics } from './metrics.js';
+import type { SessionFlow } from '../session/session-flow.js';
+import type { SessionStore } from '../session/session-store.js';
+
+/** What {@link createUssdRouter} is built from; it knows nothing of menus. */
+export interface UssdRouterDeps {
+  flow: SessionFlow;
+  sessions: SessionStore<UssdSession>;
+  metrics: UssdMetrics;
+  rateLimit: RequestHandler;
+  operatorAuth: RequestHandler;
+}
+
+const s = initServer();
+
+/** A failure of the session endpoint, answered as the spec says: HTTP 200 plain text (see {@link UssdError}). */
+function sendPlain(res: Response, error: UssdError): void {
+  res.locals.ussdOutcome = error.answer.outcome;
+  res.status(200).type('text/plain').send(error.answer.reply);
+}
+
+function apiError(res: Response, status: number, code: ApiError['code'], message: string): void {
+  const body: ApiError = { code, message, requestId: res.locals.requestId };
+  res.status(status).json(body);
+}
+
+/**
+ * `POST /api/ussd`, `GET /api/ussd/debug/:sessionId` and `GET /api/ussd/sessions`, implemented against
+ * `ussdContract`. The session endpoint always answers HTTP 200 plain text (`CON …`/`END …`), including
+ * for every invalid request and every failure, except the rate limit's 429; nothing reaches the app's
+ * JSON error handler from it.
+ */
+export function createUssdRouter(deps: UssdRouterDeps): Router {
+  const { flow, sessions, metrics, rateLimit, operatorAuth } = deps;
+
+  const routes = s.router(ussdContract, {
+    session: {
+      middleware: [metrics.track('session'), rateLimit, ...ussdBodyParsers()],
+      handler: async ({ body, res }) => {
+        try {
+          const reply = await flow.handle(body);
+          res.locals.ussdOutcome = reply.startsWith('CON ') ? 'CON' : 'END';
+          return { status: 200, body: reply };
+        } catch (err) {
+          const error = UssdError.from(err);
+          res.locals.logger.error(
+            {
+              err: error.cause ?? error,
+              code: error.code,
+              sessionId: body.sessionId,
+              phone: maskPhone(body.phoneNumber),
+            },
+            'ussd request failed',
+          );
+          res.locals.ussdOutcome = error.answer.outcome;
+          return { status: 200, body: error.answer.reply };
+        }
+      },
+    },
+    debug: {
+      middleware: [metrics.track('debug'), rateLimit, operatorAuth],
+      handler: async ({ params, res }) => {
+        const [session, activeSessions] = await Promise.all([
+          sessions.get(params.sessionId),
+          sessions.list(),
+        ]);
+        if (session === undefined) {
+          const message = 'Session not found or expired. Dial again.';
+          return {
+            status: 404,
+            body: { code: 'session_not_found', message, requestId: res.locals.requestId },
+          };
+        }
+        const { sessionId, phoneNumber, message, isAuthenticated, state } = session;
+        return {
+          status: 200,
+          body: {
+            sessionId,
+            debugInfo: {
+              state,
+              context: { sessionId, phoneNumber, message, isAuthenticated },
+              status: 'active',
+            },
+            activeSessions,
+          },
+        };
+      },
+    },
+    sessions: {
+      middleware: [metrics.track('sessions'), rateLimit, operatorAuth],
+      handler: async () => {
+        const activeSessions = await sessions.list();
+        return { status: 200, body: { activeSessions, count: activeSessions.length } };
+      },
+    },
+  });
+
+  const router = Router();
+  createExpressEndpoints(ussdContract, routes, router, {
+    logInitialization: false,
+    requestValidationErrorHandler: (err, req, res) => {
+      if (req.tsRestRoute === ussdContract.session) {
+        sendPlain(res, new UssdError('invalid_input', 'request failed validation', { cause: err }));
+      } else apiError(res, 400, 'bad_request', 'Invalid request parameters.');
+    },
+  });
+
+  const onError: ErrorRequestHandler = (err: unknown, req, res, next) => {
+    const route = (req as { tsRestRoute?: unknown }).tsRestRoute;
+    const isOperatorRoute = route === ussdContract.debug || route === ussdContract.sessions;
+    if (res.headersSent || (route !== ussdContract.session && !isOperatorRoute)) {
+      next(err);
+      return;
+    }
+    const error = UssdError.from(err);
+    if (isOperatorRoute) {
+      res.locals.logger.error({ err, code: error.code }, 'ussd operator route failed');
+      apiError(res, 503, 'unavailable', 'Session store unavailable; retry later.');
+      return;
+    }
+    if (error.code !== 'invalid_input') {
+      res.locals.logger.error({ err: error.cause ?? error, code: error.code }, 'ussd request failed');
+    }
+    sendPlain(res, error);
+  };
+  router.use(onError);
+  return router;
+}
