@@ -35,6 +35,20 @@ export default defineConfig({
       },
       // The client SDK (its own jsdom project): sdk/vitest.config.ts.
       'sdk/vitest.config.ts',
+      // Type tests (`*.test-d.ts`, compiled by tsc): `npm run test:types`, not part of `npm test`.
+      {
+        extends: true,
+        test: {
+          name: 'types',
+          include: [],
+          typecheck: {
+            enabled: true,
+            only: true,
+            include: ['test/**/*.test-d.ts', 'sdk/test/**/*.test-d.ts'],
+            tsconfig: './tsconfig.json',
+          },
+        },
+      },
     ],
   },
 });
