@@ -47,7 +47,17 @@ async function runOnce(): Promise<Run> {
   try {
     const started = performance.now();
     const vitest = path.join(REPO_ROOT, 'node_modules/.bin/vitest');
-    const args = ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`];
+    // What `npm test` runs: the repo and sdk projects (type tests are `npm run test:types`).
+    const args = [
+      'run',
+      '--project',
+      'repo',
+      '--project',
+      'sdk',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${report}`,
+    ];
     const code = await new Promise<number | null>((resolve, reject) => {
       const child = spawn(vitest, args, { cwd: REPO_ROOT, stdio: 'inherit' });
       child.on('error', reject);
