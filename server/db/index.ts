@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { Kysely, PostgresDialect, PGliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, PGliteDialect, sql, type KyselyPlugin } from 'kysely';
 import { Migrator, type MigrationResultSet } from 'kysely/migration';
 import pg from 'pg';
 import type { Database } from './schema.js';
@@ -48,9 +48,26 @@ export async function openDb(target: DbTarget): Promise<Db> {
   if (target.dataDir) await mkdir(target.dataDir, { recursive: true });
   const pglite = target.dataDir ? new PGlite(target.dataDir) : new PGlite();
   await pglite.waitReady;
-  const kysely = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+  const kysely = new Kysely<Database>({
+    dialect: new PGliteDialect({ pglite }),
+    plugins: [yieldToEventLoop],
+  });
   return makeDb(kysely, 'pglite', undefined);
 }
+
+/**
+ * PGlite runs a query inside this process and settles its promise without a turn of the event loop, so a chain
+ * of queries (a request, a chat turn) ran to its end before any socket write, timer or `nextTick` callback: on
+ * the embedded database, a streamed turn's first event left together with its last. Each result is therefore
+ * handed over after one `setImmediate`, which lets the event loop serve its I/O between two queries.
+ */
+const yieldToEventLoop: KyselyPlugin = {
+  transformQuery: ({ node }) => node,
+  transformResult: async ({ result }) => {
+    await new Promise((resolve) => setImmediate(resolve));
+    return result;
+  },
+};
 
 function makeDb(kysely: Kysely<Database>, kind: DbTarget['kind'], schema: string | undefined): Db {
   let closed = false;
