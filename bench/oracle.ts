@@ -260,6 +260,15 @@ async function record(oracle: Target, chatClient: Client, toolClient: Client): P
 
 // --- phases ---
 
+/**
+ * A fresh connection pool for a phase: a keep-alive connection left idle during the other server's phase may be
+ * closed by its server (keepAliveTimeout, 5 s) just as the next request goes out on it (ECONNRESET).
+ */
+function freshAgent(t: Target): void {
+  t.agent.destroy();
+  t.agent = newAgent();
+}
+
 interface Loaded {
   events: number;
   streams: number;
@@ -274,6 +283,7 @@ const sorted = (values: number[]): Float64Array => Float64Array.from(values).sor
 
 /** Closed loop: every client sends a message, reads its stream to `done`, and sends the next. */
 async function loaded(t: Target, clients: Client[], seconds: number, frames: number): Promise<Loaded> {
+  freshAgent(t);
   const cpuBefore = await cpuOf(t.child);
   const started = performance.now();
   const until = started + seconds * 1000;
@@ -318,6 +328,7 @@ interface Solo {
 
 /** One chat turn at a time: the time to the first event of each. */
 async function firstEvents(t: Target, client: Client, seconds: number, frames: number): Promise<Solo> {
+  freshAgent(t);
   const until = performance.now() + seconds * 1000;
   const latencies: number[] = [];
   const errors: string[] = [];
@@ -332,6 +343,7 @@ async function firstEvents(t: Target, client: Client, seconds: number, frames: n
 
 /** One browser-tool turn at a time; the tab answers each call at once. */
 async function roundTrips(t: Target, client: Client, seconds: number, frames: number): Promise<Solo> {
+  freshAgent(t);
   const tab = await connectTab(t.url, client);
   let calledAt = NaN;
   let answeredAt = NaN;
@@ -380,6 +392,7 @@ interface Idle {
  * stream stays open, idle, until the tabs answer together; every stream must then end in `done`.
  */
 async function idle(t: Target, clients: Client[], frames: number): Promise<Idle> {
+  freshAgent(t);
   const memory = [await memoryOf(t.child)];
   let started = performance.now();
   const tabs = await pool(clients, 50, (c) => connectTab(t.url, c));
