@@ -634,8 +634,7 @@ async function main(): Promise<void> {
     const rounds: Round[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       const order: Role[] = i % 2 === 0 ? ['baseline', 'oracle'] : ['oracle', 'baseline'];
-      const round: Partial<Round> = { loaded: {} as never, first: {} as never, trips: {} as never };
-      const r = round as Round;
+      const r = { loaded: {}, first: {}, trips: {} } as Round;
       for (const role of order)
         r.loaded[role] = await loaded(targets[role], loadClients, DURATION_S, frames.chat);
       for (const role of order) r.first[role] = await firstEvents(targets[role], solo, SOLO_S, frames.chat);
