@@ -16,16 +16,32 @@ export const median = (values: number[]): number => {
     : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
 };
 
+/** The heap and resident set of a process, in bytes (from `process.memoryUsage()`). */
+export interface MemorySample {
+  heapUsed: number;
+  rss: number;
+}
+
 /**
- * In a child server process: exit normally on SIGTERM (so `node --cpu-prof` writes its profile), and
- * answer the parent's `'cpu'` message with this process's user + system CPU time in microseconds.
+ * In a child server process: exit normally on SIGTERM (so `node --cpu-prof` writes its profile), answer the
+ * parent's `'cpu'` message with this process's user + system CPU time in microseconds, and its `'memory'`
+ * message with its {@link MemorySample}, taken after a full garbage collection when the child runs with
+ * `--expose-gc` (so the heap counts what is held, not what is waiting to be collected).
  */
 export function actAsMeasuredChild(): void {
   process.once('SIGTERM', () => process.exit(0));
   process.on('message', (m: unknown) => {
-    if (m !== 'cpu') return;
-    const { user, system } = process.cpuUsage();
-    process.send?.({ cpuMicros: user + system });
+    if (m === 'cpu') {
+      const { user, system } = process.cpuUsage();
+      process.send?.({ cpuMicros: user + system });
+    }
+    if (m === 'memory') {
+      const gc = (globalThis as { gc?: () => void }).gc;
+      gc?.();
+      gc?.();
+      const { heapUsed, rss } = process.memoryUsage();
+      process.send?.({ memory: { heapUsed, rss } satisfies MemorySample });
+    }
   });
 }
 
@@ -39,5 +55,18 @@ export function cpuOf(child: ChildProcess): Promise<number> {
     };
     child.on('message', onMessage);
     child.send('cpu');
+  });
+}
+
+/** The {@link MemorySample} of a child running {@link actAsMeasuredChild}. */
+export function memoryOf(child: ChildProcess): Promise<MemorySample> {
+  return new Promise((resolve) => {
+    const onMessage = (m: { memory?: MemorySample }): void => {
+      if (m.memory === undefined) return;
+      child.off('message', onMessage);
+      resolve(m.memory);
+    };
+    child.on('message', onMessage);
+    child.send('memory');
   });
 }

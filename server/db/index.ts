@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import type { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, PGliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, PGliteDialect, sql, type KyselyPlugin } from 'kysely';
 import { Migrator, type MigrationResultSet } from 'kysely/migration';
 import pg from 'pg';
 import type { Database } from './schema.js';
@@ -61,8 +61,22 @@ export async function openDb(target: DbTarget): Promise<Db> {
   const dialect = new PGliteDialect({
     pglite: shared || target.schema ? inSchema(pglite, target.schema, shared) : pglite,
   });
-  return makeDb(new Kysely<Database>({ dialect }), 'pglite', target.schema);
+  return makeDb(new Kysely<Database>({ dialect, plugins: [yieldToEventLoop] }), 'pglite', target.schema);
 }
+
+/**
+ * PGlite runs a query inside this process and settles its promise without a turn of the event loop, so a chain
+ * of queries (a request, a chat turn) ran to its end before any socket write, timer or `nextTick` callback: on
+ * the embedded database, a streamed turn's first event left together with its last. Each result is therefore
+ * handed over after one `setImmediate`, which lets the event loop serve its I/O between two queries.
+ */
+const yieldToEventLoop: KyselyPlugin = {
+  transformQuery: ({ node }) => node,
+  transformResult: async ({ result }) => {
+    await new Promise((resolve) => setImmediate(resolve));
+    return result;
+  },
+};
 
 function makeDb(kysely: Kysely<Database>, kind: DbTarget['kind'], schema: string | undefined): Db {
   let closed = false;

@@ -182,8 +182,9 @@ export class RunManager {
     for (const record of await this.o.log.read(runId, after)) deliver(record);
     replaying = false;
     for (const record of buffered.splice(0)) deliver(record);
-    // Asked for what comes after the end: a run that ended has written its `done` (at or before `after`).
-    if (!finished) {
+    // Asked for what comes after the end: a run that ended has written its `done` (at or before `after`). A run
+    // this instance executes writes its `done` to the log we subscribed to: no need to ask the database.
+    if (!finished && !this.active.has(runId)) {
       const row = await this.o.runs.get(runId);
       if (!row || !IN_FLIGHT.includes(row.status)) finish();
     }
@@ -265,6 +266,9 @@ export class RunManager {
   private execute(run: ActiveRun, request: TurnRequest, continueFrom: string | undefined): void {
     const { row } = run;
     run.finished = (async () => {
+      // The turn starts on the next turn of the event loop, so the answer's headers and its `run` event leave
+      // first (on the embedded database, the turn's first queries would otherwise run before they are written).
+      await new Promise((resolve) => setImmediate(resolve));
       let outcome: TurnOutcome;
       try {
         outcome = await this.o.execute({

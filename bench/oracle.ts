@@ -1,0 +1,680 @@
+// `npm run bench:oracle`: the agent service's streamed turns against a bare Express SSE endpoint replaying them.
+//
+// Two servers, each in its own child process on loopback; this process drives them:
+//   - the oracle: the real server (startServer) with ENABLED_PARTS=oracle on embedded defaults (an in-memory
+//     PGlite, or PostgreSQL with BENCH_DATABASE_URL; in-process run events, or Redis with BENCH_REDIS_URL), a
+//     generated ORACLE_SIGNING_KEY, the scripted model with no pause between words (SCRIPTED_MODEL_DELAY_MS=0);
+//   - the baseline (bench/lib/sse-baseline.ts): Express 4 + socket.io replaying, byte for byte and one write per
+//     frame, the frames of one real turn of that oracle, recorded at the start of the run (same number of
+//     frames, same payloads and sizes), and the socket events of one real browser-tool turn.
+// Every request carries the same headers (a user's two UCAN tokens) and body to both servers. The oracle's
+// streams are checked: `run` first, `done` with status `finished` last, as many frames as the recording; a
+// stream that is not so is a failed request.
+// After a warm-up, memory first (3., once, before the loaded phases leave their runs' events retained): for each
+// server, BENCH_IDLE_STREAMS tabs connect (socket.io) and each starts a browser-tool turn that its tab leaves
+// unanswered, so as many streams stay open and idle; the server reports its heap used and RSS (after a full
+// garbage collection: the children run with --expose-gc) before, with the sockets, with the streams held,
+// after the tabs answer (every stream must then end in `done`) and after the sockets close, and its CPU
+// while the streams are held. The parent holds 2 × BENCH_IDLE_STREAMS sockets: `ulimit -n` must allow it (it
+// is 20,000 here; the 1,024 of many shells is not enough for 1,000).
+// Then each round measures both servers in each phase, in turn (the order alternates by round, and the ratio
+// of two adjacent phases is the steadiest this noisy machine allows):
+//   1. time to first event, one request at a time (the oracle's `run` frame, the baseline's first frame);
+//   2. events per second with BENCH_STREAMS clients in a closed loop (each sends a message, reads its stream
+//      to `done`, repeats), with the server process's CPU time per event;
+//   4. a browser-tool round trip, one at a time: the message, `browser_tool_call` at the tab's socket, the
+//      tab's `tool_result`, the turn's `done`.
+// The machine is noisy: medians over the rounds are reported, each round's value in brackets; a ratio is the
+// median of the per-round ratios. Targets (reported, not enforced): p50 overhead of the first event ≤ 2 ms;
+// oracle ≥ 0.5 × the baseline's events per second. Exits non-zero only when requests fail.
+// Environment: BENCH_ROUNDS (3), BENCH_WARMUP_S (3), BENCH_DURATION_S (8, per loaded phase), BENCH_SOLO_S (3,
+// per one-at-a-time phase), BENCH_STREAMS (50), BENCH_IDLE_STREAMS (1000; 0 skips), BENCH_IDLE_HOLD_S (3),
+// BENCH_MESSAGE (`hello`: the scripted model's default answer, 39 frames), BENCH_DATABASE_URL (a PostgreSQL
+// database: the run works in a schema of its own, dropped at the end), BENCH_REDIS_URL, BENCH_CPU_PROF_DIR
+// (write a V8 CPU profile of each server, for `--cpu-prof` analysis).
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import type { Agent } from 'node:http';
+import { ed25519 } from '@ucanto/principal';
+import { io as connect, type Socket } from 'socket.io-client';
+import { loadConfig } from '../server/config.js';
+import { migrateToLatest, openDb } from '../server/db/index.js';
+import { createLogger } from '../server/logger.js';
+import { mintUserTokens } from '../server/oracle/auth/mint.js';
+import { startServer } from '../server/server.js';
+import { adminQuery } from '../test/helpers/db.js';
+import { actAsMeasuredChild, cpuOf, median, memoryOf, percentile, type MemorySample } from './lib/measure.js';
+import { startBaseline, type SocketEvent, type TurnRecording } from './lib/sse-baseline.js';
+import { newAgent, readStream, type Frame, type StreamOutcome } from './lib/sse-client.js';
+
+const env = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
+const ROUNDS = env('BENCH_ROUNDS', 3);
+const WARMUP_S = env('BENCH_WARMUP_S', 3);
+const DURATION_S = env('BENCH_DURATION_S', 8);
+const SOLO_S = env('BENCH_SOLO_S', 3);
+const STREAMS = env('BENCH_STREAMS', 50);
+const IDLE_STREAMS = env('BENCH_IDLE_STREAMS', 1000);
+const IDLE_HOLD_S = env('BENCH_IDLE_HOLD_S', 3);
+const MESSAGE = process.env['BENCH_MESSAGE'] ?? 'hello';
+const PROFILE_DIR = process.env['BENCH_CPU_PROF_DIR'];
+const TARGETS = { firstEventOverheadMs: 2, throughputRatio: 0.5 };
+/** The browser tool of the round trip: the scripted model calls it when asked to "use read_page_title". */
+const READ_TITLE = {
+  name: 'read_page_title',
+  description: "Reads the title of the user's page.",
+  schema: { type: 'object', properties: {} },
+};
+const TOOL_TURN = JSON.stringify({ message: 'use read_page_title', stream: true, tools: [READ_TITLE] });
+const CHAT_TURN = JSON.stringify({ message: MESSAGE, stream: true });
+const PAGE = { title: 'Bench page' };
+
+type Role = 'baseline' | 'oracle';
+
+// --- child roles ---
+
+async function runOracle(): Promise<void> {
+  const config = loadConfig({
+    NODE_ENV: 'production',
+    LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'silent',
+    ENABLED_PARTS: 'oracle',
+    DATABASE_URL: 'postgres://unused.invalid/bench', // production config wants one; the db is handed in
+    ORACLE_SIGNING_KEY: ed25519.format(await ed25519.generate()),
+    SCRIPTED_MODEL_DELAY_MS: '0',
+    // Idle turns wait for their tab for the whole idle phase.
+    ORACLE_TOOL_TIMEOUT_MS: '600000',
+    REDIS_URL: process.env['BENCH_REDIS_URL'] ?? '',
+  });
+  const url = process.env['BENCH_DATABASE_URL'];
+  const schema = process.env['BENCH_DB_SCHEMA'];
+  const db = await openDb(url ? { kind: 'postgres', url, schema } : { kind: 'pglite' });
+  await migrateToLatest(db);
+  const server = await startServer(config, { db, port: 0, logger: createLogger(config.LOG_LEVEL) });
+  process.send?.({ ready: server.url });
+}
+
+function runBaseline(): void {
+  process.once('message', (m: { recording?: TurnRecording }) => {
+    if (!m.recording) return;
+    void startBaseline(m.recording).then((url) => process.send?.({ ready: url }));
+  });
+}
+
+interface Target {
+  role: Role;
+  child: ChildProcess;
+  url: string;
+  agent: Agent;
+}
+
+function spawnRole(role: Role, recording?: TurnRecording): Promise<Target> {
+  const profile = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+  const child = fork(fileURLToPath(import.meta.url), ['--role', role], {
+    execArgv: [...process.execArgv, '--expose-gc', ...profile],
+  });
+  if (recording) child.send({ recording });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`${role} exited with ${code}`)));
+    child.once('message', (m: { ready?: string }) =>
+      m.ready ? resolve({ role, child, url: m.ready, agent: newAgent() }) : undefined,
+    );
+  });
+}
+
+// --- users, sessions, tabs ---
+
+interface Client {
+  userDid: string;
+  headers: Record<string, string>;
+  auth: { invocation: string; ucanDelegation: string };
+  sessionId: string;
+}
+
+/** A new user with a session of their own on the oracle (the baseline takes the same ids without looking). */
+async function newClient(oracleUrl: string, oracleDid: string): Promise<Client> {
+  const tokens = await mintUserTokens(await ed25519.generate(), oracleDid as `did:${string}:${string}`);
+  const headers = {
+    authorization: `Bearer ${tokens.invocation.serialized}`,
+    'x-auth-type': 'ucan',
+    'x-ucan-delegation': tokens.delegation.serialized,
+  };
+  const response = await fetch(`${oracleUrl}/sessions`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: '{}',
+  });
+  if (response.status !== 201) throw new Error(`POST /sessions answered ${response.status}`);
+  const { sessionId } = (await response.json()) as { sessionId: string };
+  return {
+    userDid: tokens.userDid,
+    headers,
+    auth: { invocation: tokens.invocation.serialized, ucanDelegation: tokens.delegation.serialized },
+    sessionId,
+  };
+}
+
+/** A browser tab's socket on the client's session, connected like the SDK (websocket only). */
+function connectTab(url: string, client: Client): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(url, {
+      transports: ['websocket'],
+      auth: client.auth,
+      query: { sessionId: client.sessionId, userDid: client.userDid },
+      reconnection: false,
+      forceNew: true,
+    });
+    socket.once('connected', () => resolve(socket));
+    socket.once('connect_error', reject);
+  });
+}
+
+/** Runs `fn` over `items`, at most `width` at a time, keeping the order of the results. */
+async function pool<T, R>(items: T[], width: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i] as T, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
+  return results;
+}
+
+// --- turns ---
+
+const chatTurn = (t: Target, c: Client, keep?: Frame[]): Promise<StreamOutcome> =>
+  readStream({
+    agent: t.agent,
+    url: t.url,
+    method: 'POST',
+    path: `/messages/${c.sessionId}`,
+    headers: c.headers,
+    body: CHAT_TURN,
+    ...(keep ? { keep } : {}),
+  });
+
+const toolTurn = (
+  t: Target,
+  c: Client,
+  onFrame?: (frame: Frame, ms: number) => void,
+  keep?: Frame[],
+): Promise<StreamOutcome> =>
+  readStream({
+    agent: t.agent,
+    url: t.url,
+    method: 'POST',
+    path: `/messages/${c.sessionId}`,
+    headers: c.headers,
+    body: TOOL_TURN,
+    ...(onFrame ? { onFrame } : {}),
+    ...(keep ? { keep } : {}),
+  });
+
+/** Why a stream is not what the recording says it should be; undefined when it is. */
+function failure(o: StreamOutcome, frames: number): string | undefined {
+  if (o.error) return o.error;
+  if (o.firstEvent !== 'run') return `first event ${o.firstEvent}, not run`;
+  if (!o.done?.includes('"status":"finished"')) return `ended ${o.done ?? 'without done'}`;
+  if (o.events !== frames) return `${o.events} frames, not ${frames}`;
+  return undefined;
+}
+
+/** Records one chat turn and one browser-tool turn of the oracle, for the baseline to replay. */
+async function record(oracle: Target, chatClient: Client, toolClient: Client): Promise<TurnRecording> {
+  const chat: Frame[] = [];
+  const c = await chatTurn(oracle, chatClient, chat);
+  if (c.error || c.firstEvent !== 'run') throw new Error(`recording a chat turn failed: ${c.error}`);
+  const tab = await connectTab(oracle.url, toolClient);
+  const socketEvents: SocketEvent[] = [];
+  let toolCallId = '';
+  let answered = -1;
+  tab.onAny((event: string, payload: { toolCallId?: string }) => {
+    socketEvents.push({ event, payload: JSON.stringify(payload) });
+    if (event !== 'browser_tool_call') return;
+    toolCallId = payload.toolCallId ?? '';
+    answered = socketEvents.length;
+    tab.emit('tool_result', { toolCallId, result: PAGE });
+  });
+  const tool: Frame[] = [];
+  const t = await toolTurn(oracle, toolClient, undefined, tool);
+  tab.close();
+  const cut = tool.findIndex((f) => f.event === 'browser_tool_call') + 1;
+  if (t.error || cut === 0 || answered < 0) throw new Error(`recording a tool turn failed: ${t.error}`);
+  const raw = (frames: Frame[]): string[] => frames.map((f) => `${f.raw}\n\n`);
+  return {
+    chat: raw(chat),
+    tool: {
+      before: raw(tool.slice(0, cut)),
+      after: raw(tool.slice(cut)),
+      toolCallId,
+      socketBefore: socketEvents.slice(0, answered),
+      socketAfter: socketEvents.slice(answered),
+    },
+  };
+}
+
+// --- phases ---
+
+/**
+ * A fresh connection pool for a phase: a keep-alive connection left idle during the other server's phase may be
+ * closed by its server (keepAliveTimeout, 5 s) just as the next request goes out on it (ECONNRESET).
+ */
+function freshAgent(t: Target): void {
+  t.agent.destroy();
+  t.agent = newAgent();
+}
+
+interface Loaded {
+  events: number;
+  streams: number;
+  errors: string[];
+  seconds: number;
+  /** Whole streams, request to `done`, ms ascending. */
+  durations: Float64Array;
+  cpuPerEvent: number;
+}
+
+const sorted = (values: number[]): Float64Array => Float64Array.from(values).sort();
+
+/** Closed loop: every client sends a message, reads its stream to `done`, and sends the next. */
+async function loaded(t: Target, clients: Client[], seconds: number, frames: number): Promise<Loaded> {
+  freshAgent(t);
+  const cpuBefore = await cpuOf(t.child);
+  const started = performance.now();
+  const until = started + seconds * 1000;
+  let events = 0;
+  const errors: string[] = [];
+  const durations: number[] = [];
+  await Promise.all(
+    clients.map(async (c) => {
+      while (performance.now() < until) {
+        const o = await chatTurn(t, c);
+        const failed = failure(o, frames);
+        if (failed) {
+          errors.push(failed);
+          if (errors.length > 100) return;
+          continue;
+        }
+        events += o.events;
+        durations.push(o.endMs);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  const cpu = (await cpuOf(t.child)) - cpuBefore;
+  return {
+    events,
+    streams: durations.length,
+    errors,
+    seconds: elapsed,
+    durations: sorted(durations),
+    cpuPerEvent: cpu / events,
+  };
+}
+
+interface Solo {
+  /** ms ascending */
+  latencies: Float64Array;
+  errors: string[];
+  /** Round trips only: message → call at the tab, and result → `done`, ms ascending. */
+  toTab?: Float64Array;
+  back?: Float64Array;
+}
+
+/** One chat turn at a time: the time to the first event of each. */
+async function firstEvents(t: Target, client: Client, seconds: number, frames: number): Promise<Solo> {
+  freshAgent(t);
+  const until = performance.now() + seconds * 1000;
+  const latencies: number[] = [];
+  const errors: string[] = [];
+  while (performance.now() < until && errors.length <= 100) {
+    const o = await chatTurn(t, client);
+    const failed = failure(o, frames);
+    if (failed) errors.push(failed);
+    else latencies.push(o.firstEventMs);
+  }
+  return { latencies: sorted(latencies), errors };
+}
+
+/** One browser-tool turn at a time; the tab answers each call at once. */
+async function roundTrips(t: Target, client: Client, seconds: number, frames: number): Promise<Solo> {
+  freshAgent(t);
+  const tab = await connectTab(t.url, client);
+  let calledAt = NaN;
+  let answeredAt = NaN;
+  tab.on('browser_tool_call', (call: { toolCallId: string }) => {
+    calledAt = performance.now();
+    answeredAt = performance.now();
+    tab.emit('tool_result', { toolCallId: call.toolCallId, result: PAGE });
+  });
+  const latencies: number[] = [];
+  const toTab: number[] = [];
+  const back: number[] = [];
+  const errors: string[] = [];
+  const until = performance.now() + seconds * 1000;
+  try {
+    while (performance.now() < until && errors.length <= 100) {
+      calledAt = NaN;
+      const started = performance.now();
+      const o = await toolTurn(t, client);
+      const failed = failure(o, frames) ?? (Number.isNaN(calledAt) ? 'the tab got no call' : undefined);
+      if (failed) {
+        errors.push(failed);
+        continue;
+      }
+      latencies.push(o.endMs);
+      toTab.push(calledAt - started);
+      back.push(started + o.endMs - answeredAt);
+    }
+  } finally {
+    tab.close();
+  }
+  return { latencies: sorted(latencies), errors, toTab: sorted(toTab), back: sorted(back) };
+}
+
+interface Idle {
+  /** Before; with the sockets; with the streams held; after the tabs answered; after the sockets closed. */
+  memory: MemorySample[];
+  connectSeconds: number;
+  openSeconds: number;
+  /** Server CPU while the streams were held, as a share of one core. */
+  heldCpuShare: number;
+  errors: string[];
+}
+
+/**
+ * `clients.length` tabs connect; each client starts a browser-tool turn that its tab leaves unanswered, so the
+ * stream stays open, idle, until the tabs answer together; every stream must then end in `done`.
+ */
+async function idle(t: Target, clients: Client[], frames: number): Promise<Idle> {
+  freshAgent(t);
+  const memory = [await memoryOf(t.child)];
+  let started = performance.now();
+  const tabs = await pool(clients, 50, (c) => connectTab(t.url, c));
+  const connectSeconds = (performance.now() - started) / 1000;
+  memory.push(await memoryOf(t.child));
+  started = performance.now();
+  const streams = await pool(clients, 50, async (c, i) => {
+    const tab = tabs[i] as Socket;
+    let paused!: () => void;
+    const held = new Promise<void>((resolve) => (paused = resolve));
+    const call = new Promise<string>((resolve) =>
+      tab.once('browser_tool_call', (payload: { toolCallId: string }) => resolve(payload.toolCallId)),
+    );
+    const done = toolTurn(t, c, (frame) => {
+      if (frame.event === 'browser_tool_call') paused();
+    });
+    // Open the next stream once this one waits on its tab (or failed).
+    await Promise.race([held, done]);
+    return { tab, call, done };
+  });
+  const openSeconds = (performance.now() - started) / 1000;
+  const cpuBefore = await cpuOf(t.child);
+  const heldFrom = performance.now();
+  await sleep(IDLE_HOLD_S * 1000);
+  const heldCpuShare = ((await cpuOf(t.child)) - cpuBefore) / 1000 / (performance.now() - heldFrom);
+  memory.push(await memoryOf(t.child));
+  for (const s of streams) {
+    void s.call.then((toolCallId) => s.tab.emit('tool_result', { toolCallId, result: PAGE }));
+  }
+  const outcomes = await Promise.all(streams.map((s) => s.done));
+  memory.push(await memoryOf(t.child));
+  for (const tab of tabs) tab.close();
+  await sleep(500); // the server sees the sockets go
+  memory.push(await memoryOf(t.child));
+  const errors = outcomes.flatMap((o) => failure(o, frames) ?? []);
+  return { memory, connectSeconds, openSeconds, heldCpuShare, errors };
+}
+
+// --- report ---
+
+const fmt = (values: number[], digits: number): string => values.map((v) => v.toFixed(digits)).join(' ');
+const p = (s: Float64Array, q: number): number => percentile(s, q);
+const mb = (bytes: number): string => (bytes / 2 ** 20).toFixed(1);
+const kb = (bytes: number): string => (bytes / 1024).toFixed(1);
+const verdict = (ok: boolean): string => (ok ? 'OK' : 'MISSED');
+
+interface Round {
+  loaded: Record<Role, Loaded>;
+  first: Record<Role, Solo>;
+  trips: Record<Role, Solo>;
+}
+
+function printRound(i: number, r: Round): void {
+  const eps = (l: Loaded): number => l.events / l.seconds;
+  console.log(
+    `round ${i + 1}: events/s ${Math.round(eps(r.loaded.baseline))} vs ${Math.round(eps(r.loaded.oracle))} ` +
+      `(${(eps(r.loaded.oracle) / eps(r.loaded.baseline)).toFixed(2)}); first event p50 ` +
+      `${p(r.first.baseline.latencies, 50).toFixed(2)} vs ${p(r.first.oracle.latencies, 50).toFixed(2)} ms; ` +
+      `round trip p50 ${p(r.trips.baseline.latencies, 50).toFixed(2)} vs ` +
+      `${p(r.trips.oracle.latencies, 50).toFixed(2)} ms (baseline vs oracle)`,
+  );
+}
+
+function report(rounds: Round[], idles: Partial<Record<Role, Idle>>, frames: Record<string, number>): void {
+  const roles: Role[] = ['baseline', 'oracle'];
+  const eps = (l: Loaded): number => l.events / l.seconds;
+  const med = (pick: (r: Round) => number): number => median(rounds.map(pick));
+  console.log(`\nMedians over ${rounds.length} rounds (per-round values in brackets); latencies in ms.`);
+
+  console.log(`\n1. Time to first event, one request at a time (${SOLO_S}s per server per round)`);
+  console.table(
+    roles.map((role) => ({
+      server: role,
+      p50: med((r) => p(r.first[role].latencies, 50)).toFixed(3),
+      p99: med((r) => p(r.first[role].latencies, 99)).toFixed(3),
+      turns: rounds.reduce((n, r) => n + r.first[role].latencies.length, 0),
+    })),
+  );
+  const overheads = rounds.map((r) => p(r.first.oracle.latencies, 50) - p(r.first.baseline.latencies, 50));
+  const overhead = median(overheads);
+  console.log(
+    `p50 overhead of the first event: ${overhead.toFixed(3)} ms [${fmt(overheads, 3)}] ` +
+      `(target ≤ ${TARGETS.firstEventOverheadMs} ms) ${verdict(overhead <= TARGETS.firstEventOverheadMs)}`,
+  );
+
+  console.log(
+    `\n2. ${STREAMS} concurrent streams, closed loop (${DURATION_S}s per server per round; ` +
+      `${frames['chat']} frames per stream)`,
+  );
+  console.table(
+    roles.map((role) => ({
+      server: role,
+      'events/s': Math.round(med((r) => eps(r.loaded[role]))),
+      'streams/s': Math.round(med((r) => r.loaded[role].streams / r.loaded[role].seconds)),
+      'stream p50': med((r) => p(r.loaded[role].durations, 50)).toFixed(1),
+      'stream p99': med((r) => p(r.loaded[role].durations, 99)).toFixed(1),
+      'server CPU µs/event': med((r) => r.loaded[role].cpuPerEvent).toFixed(1),
+      streams: rounds.reduce((n, r) => n + r.loaded[role].streams, 0),
+    })),
+  );
+  const ratios = rounds.map((r) => eps(r.loaded.oracle) / eps(r.loaded.baseline));
+  const ratio = median(ratios);
+  console.log(
+    `oracle/baseline events per second: ${ratio.toFixed(2)} [${fmt(ratios, 2)}] ` +
+      `(target ≥ ${TARGETS.throughputRatio}) ${verdict(ratio >= TARGETS.throughputRatio)}`,
+  );
+
+  if (idles.oracle || idles.baseline) {
+    console.log(
+      `\n3. ${IDLE_STREAMS} idle streams (browser-tool turns waiting on their tab) and ${IDLE_STREAMS} ` +
+        `socket.io connections held; heap used / RSS in MB after a full GC`,
+    );
+    const steps = ['before', 'sockets', 'sockets + streams', 'tabs answered', 'sockets closed'];
+    console.table(
+      roles.flatMap((role) => {
+        const m = idles[role]?.memory;
+        if (!m) return [];
+        return [
+          Object.fromEntries([
+            ['server', role],
+            ...steps.map((s, i) => [s, m[i] ? `${mb(m[i].heapUsed)} / ${mb(m[i].rss)}` : '']),
+          ]),
+        ];
+      }),
+    );
+    console.table(
+      roles.flatMap((role) => {
+        const x = idles[role];
+        const [m0, m1, m2] = x?.memory ?? [];
+        if (!x || !m0 || !m1 || !m2) return [];
+        return [
+          {
+            server: role,
+            'heap KB/socket': kb((m1.heapUsed - m0.heapUsed) / IDLE_STREAMS),
+            'heap KB/stream': kb((m2.heapUsed - m1.heapUsed) / IDLE_STREAMS),
+            'RSS KB/(socket + stream)': kb((m2.rss - m0.rss) / IDLE_STREAMS),
+            'connect s': x.connectSeconds.toFixed(1),
+            'open s': x.openSeconds.toFixed(1),
+            'CPU while held': `${(x.heldCpuShare * 100).toFixed(1)} %`,
+          },
+        ];
+      }),
+    );
+  }
+  console.log(`\n4. Browser-tool round trip, one at a time (${SOLO_S}s per server per round)`);
+  console.table(
+    roles.map((role) => ({
+      server: role,
+      p50: med((r) => p(r.trips[role].latencies, 50)).toFixed(3),
+      p99: med((r) => p(r.trips[role].latencies, 99)).toFixed(3),
+      'message → call at tab p50': med((r) => p(r.trips[role].toTab ?? new Float64Array(), 50)).toFixed(3),
+      'result → done p50': med((r) => p(r.trips[role].back ?? new Float64Array(), 50)).toFixed(3),
+      'per-round p50': fmt(
+        rounds.map((r) => p(r.trips[role].latencies, 50)),
+        2,
+      ),
+      turns: rounds.reduce((n, r) => n + r.trips[role].latencies.length, 0),
+    })),
+  );
+}
+
+async function main(): Promise<void> {
+  const at = process.argv.indexOf('--role');
+  const role = at === -1 ? undefined : process.argv[at + 1];
+  if (role !== undefined) actAsMeasuredChild();
+  if (role === 'oracle') return runOracle();
+  if (role === 'baseline') return runBaseline();
+
+  const benchUrl = process.env['BENCH_DATABASE_URL'];
+  console.log(
+    `oracle bench: ${STREAMS} concurrent streams, message "${MESSAGE}", ${WARMUP_S}s warm-up, ${ROUNDS} ` +
+      `rounds of ${DURATION_S}s loaded and ${SOLO_S}s one-at-a-time phases, ${IDLE_STREAMS} idle streams; ` +
+      `oracle database: ${benchUrl ? 'PostgreSQL (BENCH_DATABASE_URL)' : 'PGlite in memory'}, run events: ` +
+      `${process.env['BENCH_REDIS_URL'] ? 'Redis (BENCH_REDIS_URL)' : 'in process'}`,
+  );
+  // On PostgreSQL, a schema of this run's own, dropped at the end.
+  const schema = benchUrl ? `bench_${randomBytes(4).toString('hex')}` : undefined;
+  if (benchUrl && schema) {
+    await adminQuery(benchUrl, `create schema ${schema}`);
+    process.env['BENCH_DB_SCHEMA'] = schema; // internal: read by the oracle child, which inherits it
+  }
+  const running: Target[] = [];
+  let failed = false;
+  try {
+    const oracle = await spawnRole('oracle');
+    running.push(oracle);
+    const { did } = (await (await fetch(`${oracle.url}/config`)).json()) as { did: string };
+    let started = performance.now();
+    const clients = await pool(
+      Array.from({ length: STREAMS + 2 }, () => undefined),
+      10,
+      () => newClient(oracle.url, did),
+    );
+    const idleClients = await pool(
+      Array.from({ length: IDLE_STREAMS }, () => undefined),
+      10,
+      () => newClient(oracle.url, did),
+    );
+    console.log(
+      `${clients.length + idleClients.length} users and sessions made in ` +
+        `${((performance.now() - started) / 1000).toFixed(1)}s`,
+    );
+    const [solo, tool, ...loadClients] = clients as [Client, Client, ...Client[]];
+    const recording = await record(oracle, solo, tool);
+    const frames = {
+      chat: recording.chat.length,
+      tool: recording.tool.before.length + recording.tool.after.length,
+    };
+    const bytes = recording.chat.reduce((n, f) => n + Buffer.byteLength(f), 0);
+    console.log(
+      `recorded: a chat turn of ${frames.chat} frames (${bytes} bytes), a browser-tool turn of ` +
+        `${frames.tool} frames and ${recording.tool.socketBefore.length + recording.tool.socketAfter.length} ` +
+        `socket events`,
+    );
+    const baseline = await spawnRole('baseline', recording);
+    running.push(baseline);
+    const targets: Record<Role, Target> = { baseline, oracle };
+
+    started = performance.now();
+    for (const t of [baseline, oracle]) {
+      await loaded(t, loadClients, WARMUP_S, frames.chat);
+      await roundTrips(t, tool, 1, frames.tool);
+    }
+    console.log(`warmed up in ${((performance.now() - started) / 1000).toFixed(1)}s`);
+
+    // Memory first, before the loaded phases leave their runs' events retained (ORACLE_RUN_RETENTION_SECONDS).
+    const idles: Partial<Record<Role, Idle>> = {};
+    if (IDLE_STREAMS > 0) {
+      for (const role of ['baseline', 'oracle'] as const) {
+        idles[role] = await idle(targets[role], idleClients, frames.tool);
+        const [m0, , m2] = idles[role].memory;
+        console.log(
+          `${role}: ${IDLE_STREAMS} idle streams and sockets held, heap ${mb(m0?.heapUsed ?? NaN)} → ` +
+            `${mb(m2?.heapUsed ?? NaN)} MB, ${idles[role].errors.length} failed`,
+        );
+      }
+    }
+
+    const rounds: Round[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      const order: Role[] = i % 2 === 0 ? ['baseline', 'oracle'] : ['oracle', 'baseline'];
+      const r = { loaded: {}, first: {}, trips: {} } as Round;
+      for (const role of order)
+        r.loaded[role] = await loaded(targets[role], loadClients, DURATION_S, frames.chat);
+      for (const role of order) r.first[role] = await firstEvents(targets[role], solo, SOLO_S, frames.chat);
+      for (const role of order) r.trips[role] = await roundTrips(targets[role], tool, SOLO_S, frames.tool);
+      printRound(i, r);
+      rounds.push(r);
+    }
+    report(rounds, idles, frames);
+
+    const errors = [
+      ...rounds.flatMap((r) =>
+        (['baseline', 'oracle'] as const).flatMap((role) => [
+          ...r.loaded[role].errors,
+          ...r.first[role].errors,
+          ...r.trips[role].errors,
+        ]),
+      ),
+      ...Object.values(idles).flatMap((x) => x.errors),
+    ];
+    console.log(errors.length === 0 ? '\nno failed requests' : `\n${errors.length} failed requests:`);
+    for (const e of [...new Set(errors)].slice(0, 10)) console.log(`  ${e}`);
+    failed = errors.length > 0;
+  } finally {
+    await Promise.all(
+      running.map(({ child }) => {
+        child.removeAllListeners('exit');
+        const exited =
+          child.exitCode !== null || child.signalCode !== null
+            ? Promise.resolve()
+            : new Promise((resolve) => child.once('exit', resolve));
+        child.kill();
+        return exited;
+      }),
+    );
+    if (benchUrl && schema) await adminQuery(benchUrl, `drop schema if exists ${schema} cascade`);
+  }
+  if (failed) process.exitCode = 1;
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
