@@ -224,5 +224,5 @@ describe('a crash mid-run (SIGKILL)', () => {
       child.kill('SIGKILL');
       await rm(dir, { recursive: true, force: true });
     }
-  });
+  }, 90_000); // two cold starts of a real server process
 });

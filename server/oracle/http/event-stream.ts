@@ -15,7 +15,8 @@ export interface EventStream {
 
 /**
  * Starts a server-sent events answer: the streaming headers (no caching, no proxy buffering), frames of
- * `id` / `event` / one-line JSON `data` (framed by eventsource-encoder), and a heartbeat comment every
+ * `id` / `event` / one-line JSON `data` (framed by eventsource-encoder; the frames of one event-loop turn are
+ * written together), and a heartbeat comment every
  * `heartbeatMs` so proxies keep the connection open.
  */
 export function openEventStream(
@@ -32,11 +33,27 @@ export function openEventStream(
 
   const body = new PassThrough();
   const controller = new AbortController();
-  const heartbeat = setInterval(() => body.write(encodeComment('heartbeat')), options.heartbeatMs);
+  // Frames written in one turn of the event loop leave in one write (a model streaming fast emits many).
+  let pending: string[] = [];
+  let scheduled: NodeJS.Immediate | undefined;
+  const flush = (): void => {
+    scheduled = undefined;
+    if (pending.length === 0) return;
+    const chunk = pending.length === 1 ? (pending[0] as string) : pending.join('');
+    pending = [];
+    body.write(chunk);
+  };
+  const queue = (frame: string): void => {
+    pending.push(frame);
+    scheduled ??= setImmediate(flush);
+  };
+  const heartbeat = setInterval(() => queue(encodeComment('heartbeat')), options.heartbeatMs);
   heartbeat.unref();
   const end = (): void => {
     if (controller.signal.aborted) return;
     clearInterval(heartbeat);
+    if (scheduled) clearImmediate(scheduled);
+    flush();
     controller.abort();
     body.end();
   };
@@ -46,7 +63,7 @@ export function openEventStream(
     signal: controller.signal,
     write: (record) => {
       if (controller.signal.aborted) return;
-      body.write(encode({ id: record.id, event: record.event, data: JSON.stringify(record.data) }));
+      queue(encode({ id: record.id, event: record.event, data: JSON.stringify(record.data) }));
     },
     end,
   };

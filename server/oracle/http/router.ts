@@ -164,7 +164,7 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
 
     send: async ({ params, body, res }) => {
       const { userDid, delegation } = caller(res);
-      await ownedSession(res, params.sessionId);
+      const session = await ownedSession(res, params.sessionId);
       const model = body.model ?? svc.models.default;
       if (!svc.models.get(model)) {
         throw new OracleHttpError(400, 'unknown_model', `Unknown model ${model}; see GET /models.`);
@@ -196,6 +196,7 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
         requestId,
         request,
         userMessage: { id: randomUUID(), attachment },
+        session,
       });
 
       if (body.stream) {

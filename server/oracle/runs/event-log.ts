@@ -12,8 +12,11 @@ export interface RunEventRecord {
  * instance sees them). The instance executing a run is its only writer.
  */
 export interface RunEventLog {
-  /** Appends in call order; the returned promise settles once the event is stored. */
-  append(runId: string, record: RunEventRecord): Promise<void>;
+  /**
+   * Appends in call order. A log that stores at once answers `undefined`; one that writes elsewhere answers a
+   * promise that settles once the event is stored (and, its writes being ordered, every earlier one too).
+   */
+  append(runId: string, record: RunEventRecord): Promise<void> | undefined;
   /** Every retained event with `id > after`, in order. */
   read(runId: string, after: number): Promise<RunEventRecord[]>;
   /** Calls `listener` for each event appended from now on (by any instance, for the shared log). */

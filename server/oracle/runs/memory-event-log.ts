@@ -34,7 +34,7 @@ export function createMemoryRunEventLog(options: { maxAgeSeconds: number }): Run
       const e = entry(runId);
       e.records.push(record);
       for (const listener of e.listeners) listener(record);
-      return Promise.resolve();
+      return undefined;
     },
     read(runId, after) {
       const records = runs.get(runId)?.records ?? [];

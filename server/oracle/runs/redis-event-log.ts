@@ -43,16 +43,17 @@ export function createRedisRunEventLog(options: {
   };
 
   return {
-    async append(runId, record) {
+    append(runId, record) {
       // Followers on this instance hear it at once; the copy from Redis is skipped by id (ids grow).
       for (const listener of listeners.get(runId) ?? []) listener(record);
       const json = JSON.stringify(record);
-      await redis
+      return redis
         .multi()
         .rpush(listKey(runId), json)
         .expire(listKey(runId), maxAgeSeconds)
         .publish(channel(runId), json)
-        .exec();
+        .exec()
+        .then(() => undefined);
     },
     async read(runId, after) {
       const items = await redis.lrange(listKey(runId), 0, -1);

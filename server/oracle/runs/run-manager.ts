@@ -4,7 +4,7 @@ import type { Logger } from '../../logger.js';
 import type { TurnOutcome, TurnRequest } from '../runtime/turn-loop.js';
 import type { MessageStore } from '../store/messages.js';
 import { IN_FLIGHT, type RunRow, type RunStore } from '../store/runs.js';
-import type { SessionStore } from '../store/sessions.js';
+import type { SessionRow, SessionStore } from '../store/sessions.js';
 import type { ControlBus } from './control-bus.js';
 import { firstIdOfAttempt, IDS_PER_ATTEMPT, type RunEventLog, type RunEventRecord } from './event-log.js';
 
@@ -14,6 +14,8 @@ type StopReason = 'aborted' | 'superseded' | 'deleted' | 'shutdown';
 /** Executes the turn of a run; provided by the runtime (prompt, model, tools). */
 export type RunExecutor = (run: {
   row: RunRow;
+  /** The run's session, when the request that started it had it at hand (else the executor reads it). */
+  session: SessionRow | undefined;
   request: TurnRequest;
   continueFrom: string | undefined;
   emit: <N extends ServerEventName>(event: N, data: ServerEventPayload<N>) => void;
@@ -45,6 +47,7 @@ interface ActiveRun {
   dirty: boolean;
   controller: AbortController;
   stopReason: StopReason | undefined;
+  /** The last write to a shared event log (undefined errors are logged where it is made). */
   appends: Promise<void>;
   finished: Promise<void>;
   /** Holds the `done` event back (the abort answer goes out first); `stored` fires once the answer is saved. */
@@ -99,32 +102,32 @@ export class RunManager {
     requestId: string;
     request: TurnRequest;
     userMessage: { id: string; attachment?: Record<string, unknown> | undefined };
+    session?: SessionRow | undefined;
   }): Promise<{ runId: string }> {
     await this.stopSession(params.sessionId, 'superseded');
-    await this.o.messages.insert({
-      id: params.userMessage.id,
-      sessionId: params.sessionId,
-      type: 'human',
-      content: params.request.message,
-      attachment: params.userMessage.attachment,
-    });
-    await this.o.sessions.touch(
-      params.sessionId,
+    const runId = `run_${randomUUID()}`;
+    const row = await this.o.runs.createWithQuestion(
+      {
+        runId,
+        sessionId: params.sessionId,
+        userDid: params.userDid,
+        requestId: params.requestId,
+        owner: this.instanceId,
+        leaseMs: this.o.leaseMs,
+        request: params.request as unknown as Record<string, unknown>,
+      },
+      {
+        id: params.userMessage.id,
+        sessionId: params.sessionId,
+        type: 'human',
+        content: params.request.message,
+        attachment: params.userMessage.attachment,
+      },
       params.request.message.replace(/\s+/g, ' ').trim().slice(0, 80),
     );
-    const runId = `run_${randomUUID()}`;
-    const row = await this.o.runs.create({
-      runId,
-      sessionId: params.sessionId,
-      userDid: params.userDid,
-      requestId: params.requestId,
-      owner: this.instanceId,
-      leaseMs: this.o.leaseMs,
-      request: params.request as unknown as Record<string, unknown>,
-    });
     const run = this.track(row, '');
     this.emit(run, 'run', { runId, requestId: row.request_id, sessionId: row.session_id });
-    this.execute(run, params.request, undefined);
+    this.execute(run, params.request, undefined, params.session);
     return { runId };
   }
 
@@ -182,11 +185,16 @@ export class RunManager {
     for (const record of await this.o.log.read(runId, after)) deliver(record);
     replaying = false;
     for (const record of buffered.splice(0)) deliver(record);
-    // Asked for what comes after the end: a run that ended has written its `done` (at or before `after`). A run
-    // this instance executes writes its `done` to the log we subscribed to: no need to ask the database.
+    // A run this instance executes writes its `done` to the log we subscribed to: no need to ask the database.
+    // A run that ended elsewhere records the id of its `done`: asked for what comes after it, there is
+    // nothing more; otherwise its `done` is on its way (it is written just after the run ends).
     if (!finished && !this.active.has(runId)) {
       const row = await this.o.runs.get(runId);
-      if (!row || !IN_FLIGHT.includes(row.status)) finish();
+      if (!row) finish();
+      else if (!IN_FLIGHT.includes(row.status)) {
+        if (after >= Number(row.last_event_id)) finish();
+        else setTimeout(finish, 1000).unref();
+      }
     }
     await done;
   }
@@ -253,17 +261,24 @@ export class RunManager {
       }
     }
     run.dirty = true;
-    const append = this.o.log.append(run.row.run_id, record);
-    run.appends = run.appends.then(
-      () => append,
-      () => append,
-    );
-    append.catch((err: unknown) =>
-      this.o.logger.warn({ err, runId: run.row.run_id }, 'runs: an event could not be stored for re-joining'),
-    );
+    const stored = this.o.log.append(run.row.run_id, record);
+    // Writes to a shared log are ordered: waiting for the last one waits for them all.
+    if (stored) {
+      run.appends = stored.catch((err: unknown) =>
+        this.o.logger.warn(
+          { err, runId: run.row.run_id },
+          'runs: an event could not be stored for re-joining',
+        ),
+      );
+    }
   }
 
-  private execute(run: ActiveRun, request: TurnRequest, continueFrom: string | undefined): void {
+  private execute(
+    run: ActiveRun,
+    request: TurnRequest,
+    continueFrom: string | undefined,
+    session?: SessionRow,
+  ): void {
     const { row } = run;
     run.finished = (async () => {
       // The turn starts on the next turn of the event loop, so the answer's headers and its `run` event leave
@@ -273,6 +288,7 @@ export class RunManager {
       try {
         outcome = await this.o.execute({
           row,
+          session,
           request,
           continueFrom,
           emit: (event, data) => this.emit(run, event, data),
@@ -304,23 +320,38 @@ export class RunManager {
   private async finish(run: ActiveRun, status: RunEndStatus, outcome: TurnOutcome): Promise<void> {
     const { row } = run;
     const text = outcome.text;
-    try {
-      if (text || outcome.toolCalls.length || outcome.reasoning) {
-        await this.o.messages
-          .insert({
+    const answer =
+      (text || outcome.toolCalls.length || outcome.reasoning) && run.stopReason !== 'deleted'
+        ? {
             id: row.request_id,
             sessionId: row.session_id,
-            type: 'ai',
+            type: 'ai' as const,
             content: text,
             toolCalls: outcome.toolCalls,
             reasoning: outcome.reasoning,
             runStatus: status,
-          })
-          // The session was deleted meanwhile: nothing to keep.
-          .catch((err: unknown) => {
-            if (run.stopReason !== 'deleted') throw err;
-          });
-      }
+          }
+        : undefined;
+    try {
+      // The answer is stored (and the run ended) before `done`, so a client that reloads history on `done`
+      // finds it. A follower on another instance that sees the run ended before `done` reaches it looks again.
+      await run.appends.catch(() => undefined);
+      await this.o.runs
+        .endWithAnswer(
+          row.run_id,
+          // The id `done` will have (after an `error` event when the turn failed).
+          {
+            status,
+            partialText: text,
+            lastEventId: run.lastId + (status === 'failed' ? 2 : 1),
+            error: outcome.error,
+          },
+          answer,
+        )
+        // The session was deleted meanwhile: nothing to keep.
+        .catch((err: unknown) => {
+          if (run.stopReason !== 'deleted') throw err;
+        });
       if (run.gate) {
         run.gate.stored();
         await run.gate.open;
@@ -334,13 +365,6 @@ export class RunManager {
       }
       this.emit(run, 'done', status === 'finished' ? { status } : { status, partialText: text });
       await run.appends.catch(() => undefined);
-      await this.o.runs.end(row.run_id, {
-        status,
-        partialText: text,
-        lastEventId: run.lastId,
-        error: outcome.error,
-      });
-      if (run.stopReason !== 'deleted') await this.o.sessions.touch(row.session_id);
     } catch (err) {
       this.o.logger.error({ err, runId: row.run_id }, 'runs: could not record the end of a run');
     } finally {
@@ -363,7 +387,11 @@ export class RunManager {
     reason: StopReason,
     releaseDone?: Promise<void>,
   ): Promise<boolean> {
-    const rows = await this.o.runs.inFlight(sessionId);
+    // With a database of its own, the runs in flight are this instance's (those of a previous start were
+    // resumed at start-up): no need to ask the database.
+    const rows = this.o.exclusiveDatabase
+      ? [...this.active.values()].filter((r) => r.row.session_id === sessionId).map((r) => r.row)
+      : await this.o.runs.inFlight(sessionId);
     const waits: Promise<void>[] = [];
     for (const row of rows) {
       const local = this.active.get(row.run_id);
@@ -408,8 +436,9 @@ export class RunManager {
   /** Ends a run nobody executes: its answer so far is kept, its stream gets `done`. */
   private async endOrphan(row: RunRow, status: 'aborted' | 'interrupted'): Promise<void> {
     const partialText = await this.partialTextOf(row);
-    if (!(await this.o.runs.end(row.run_id, { status, partialText, lastEventId: Number(row.last_event_id) })))
-      return;
+    // Above every id of the attempt that was cut off.
+    const id = firstIdOfAttempt(row.attempt);
+    if (!(await this.o.runs.end(row.run_id, { status, partialText, lastEventId: id }))) return;
     if (partialText) {
       await this.o.messages
         .insert({
@@ -421,11 +450,9 @@ export class RunManager {
         })
         .catch(() => undefined);
     }
-    // Above every id of the attempt that was cut off.
-    const id = firstIdOfAttempt(row.attempt);
     await this.o.log
       .append(row.run_id, { id, event: 'done', data: { status, partialText } })
-      .catch(() => undefined);
+      ?.catch(() => undefined);
     await this.o.log.retain(row.run_id, this.o.retentionSeconds).catch(() => undefined);
   }
 

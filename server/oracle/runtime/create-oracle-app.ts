@@ -171,9 +171,11 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     leaseMs: config.ORACLE_RUN_LEASE_SECONDS * 1000,
     retentionSeconds: config.ORACLE_RUN_RETENTION_SECONDS,
     exclusiveDatabase: options.db.kind === 'pglite',
-    execute: async ({ row, request, continueFrom, emit, signal }) => {
-      const session = await sessions.get(row.user_did, row.session_id);
-      const history = await messages.recent(row.session_id, 51);
+    execute: async ({ row, session: known, request, continueFrom, emit, signal }) => {
+      const [session, history] = await Promise.all([
+        known ?? sessions.get(row.user_did, row.session_id),
+        messages.recent(row.session_id, 51),
+      ]);
       const model = models.get(request.model ?? models.default) ?? models.get(models.default);
       if (!model) throw new Error('no model is configured');
       const sharedRoomId = roomOf(request.metadata) ?? session?.room_id ?? undefined;

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { MessageDto, StoredToolCall, TranscriptPage } from '../../../contracts/oracle.js';
 import type { Database, OracleMessagesTable } from '../../db/schema.js';
 
@@ -32,17 +32,24 @@ export class MessageStore {
   async insert(message: NewMessage): Promise<void> {
     await this.db
       .insertInto('oracle_messages')
-      .values({
-        id: message.id,
-        session_id: message.sessionId,
-        type: message.type,
-        content: message.content,
-        tool_calls: message.toolCalls?.length ? JSON.stringify(message.toolCalls) : null,
-        reasoning: message.reasoning || null,
-        run_status: message.runStatus ?? null,
-        attachment: message.attachment ? JSON.stringify(message.attachment) : null,
-      })
+      .values(messageRow(message))
       .onConflict((oc) => oc.columns(['session_id', 'id']).doNothing())
+      .execute();
+  }
+
+  /** Stores a message and marks its session active, in one statement. */
+  async insertAndTouch(message: NewMessage): Promise<void> {
+    await this.db
+      .with('message', (db) =>
+        db
+          .insertInto('oracle_messages')
+          .values(messageRow(message))
+          .onConflict((oc) => oc.columns(['session_id', 'id']).doNothing())
+          .returning('seq'),
+      )
+      .updateTable('oracle_sessions')
+      .set({ last_updated_at: new Date() })
+      .where('session_id', '=', message.sessionId)
       .execute();
   }
 
@@ -117,6 +124,20 @@ export class MessageStore {
       .executeTakeFirst();
     return row !== undefined;
   }
+}
+
+/** The row of a new message. */
+export function messageRow(message: NewMessage): Insertable<OracleMessagesTable> {
+  return {
+    id: message.id,
+    session_id: message.sessionId,
+    type: message.type,
+    content: message.content,
+    tool_calls: message.toolCalls?.length ? JSON.stringify(message.toolCalls) : null,
+    reasoning: message.reasoning || null,
+    run_status: message.runStatus ?? null,
+    attachment: message.attachment ? JSON.stringify(message.attachment) : null,
+  };
 }
 
 function seqOf(row: Row): number {

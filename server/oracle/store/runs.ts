@@ -1,6 +1,7 @@
 import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { RunInfo, RunStatus } from '../../../contracts/oracle.js';
 import type { Database, OracleRunsTable } from '../../db/schema.js';
+import { messageRow, type NewMessage } from './messages.js';
 
 export type RunRow = Selectable<OracleRunsTable>;
 
@@ -34,6 +35,88 @@ export class RunStore {
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+  }
+
+  /**
+   * Starts a turn in one statement: stores the user's message, marks the session active (its title from
+   * the first message), and records the run.
+   */
+  async createWithQuestion(
+    run: Parameters<RunStore['create']>[0],
+    question: NewMessage,
+    title: string,
+  ): Promise<RunRow> {
+    return this.db
+      .with('question', (db) =>
+        db
+          .insertInto('oracle_messages')
+          .values(messageRow(question))
+          .onConflict((oc) => oc.columns(['session_id', 'id']).doNothing())
+          .returning('seq'),
+      )
+      .with('session', (db) =>
+        db
+          .updateTable('oracle_sessions')
+          .set((eb) => ({ last_updated_at: new Date(), title: eb.fn.coalesce('title', eb.val(title)) }))
+          .where('session_id', '=', run.sessionId)
+          .returning('session_id'),
+      )
+      .insertInto('oracle_runs')
+      .values({
+        run_id: run.runId,
+        session_id: run.sessionId,
+        user_did: run.userDid,
+        request_id: run.requestId,
+        status: 'running',
+        owner: run.owner,
+        lease_expires_at: new Date(Date.now() + run.leaseMs),
+        request: JSON.stringify(run.request),
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  /**
+   * Ends a run and stores its answer (marking the session active) in one statement. The run keeps its first
+   * ending: true when this call ended it.
+   */
+  async endWithAnswer(
+    runId: string,
+    ending: { status: RunStatus; partialText: string; lastEventId: number; error?: string | undefined },
+    answer: NewMessage | undefined,
+  ): Promise<boolean> {
+    if (!answer) return this.end(runId, ending);
+    const ended = await this.db
+      .with('answer', (db) =>
+        db
+          .insertInto('oracle_messages')
+          .values(messageRow(answer))
+          .onConflict((oc) => oc.columns(['session_id', 'id']).doNothing())
+          .returning('seq'),
+      )
+      .with('session', (db) =>
+        db
+          .updateTable('oracle_sessions')
+          .set({ last_updated_at: new Date() })
+          .where('session_id', '=', answer.sessionId)
+          .returning('session_id'),
+      )
+      .updateTable('oracle_runs')
+      .set({
+        status: ending.status,
+        partial_text: ending.partialText,
+        last_event_id: ending.lastEventId,
+        error: ending.error ?? null,
+        owner: null,
+        lease_expires_at: null,
+        updated_at: new Date(),
+        ended_at: new Date(),
+      })
+      .where('run_id', '=', runId)
+      .where('status', 'in', IN_FLIGHT)
+      .returning('run_id')
+      .executeTakeFirst();
+    return ended !== undefined;
   }
 
   async get(runId: string): Promise<RunRow | undefined> {

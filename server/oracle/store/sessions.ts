@@ -5,6 +5,9 @@ import type { Database, OracleSessionsTable } from '../../db/schema.js';
 
 type Row = Selectable<OracleSessionsTable>;
 
+/** A stored chat session. */
+export type SessionRow = Row;
+
 /** What a ChatSession needs beyond its row. */
 export interface SessionView {
   oracleName: string;
