@@ -106,28 +106,56 @@ export class RunManager {
   }): Promise<{ runId: string }> {
     await this.stopSession(params.sessionId, 'superseded');
     const runId = `run_${randomUUID()}`;
-    const row = await this.o.runs.createWithQuestion(
+    const now = new Date();
+    const request = params.request as unknown as Record<string, unknown>;
+    const run = this.track(
       {
-        runId,
-        sessionId: params.sessionId,
-        userDid: params.userDid,
-        requestId: params.requestId,
+        run_id: runId,
+        session_id: params.sessionId,
+        user_did: params.userDid,
+        request_id: params.requestId,
+        status: 'running',
+        attempt: 1,
         owner: this.instanceId,
-        leaseMs: this.o.leaseMs,
-        request: params.request as unknown as Record<string, unknown>,
+        lease_expires_at: new Date(now.getTime() + this.o.leaseMs),
+        partial_text: '',
+        last_event_id: 0,
+        tools_started: false,
+        request,
+        error: null,
+        created_at: now,
+        updated_at: now,
+        ended_at: null,
       },
-      {
-        id: params.userMessage.id,
-        sessionId: params.sessionId,
-        type: 'human',
-        content: params.request.message,
-        attachment: params.userMessage.attachment,
-      },
-      params.request.message.replace(/\s+/g, ' ').trim().slice(0, 80),
+      '',
     );
-    const run = this.track(row, '');
-    this.emit(run, 'run', { runId, requestId: row.request_id, sessionId: row.session_id });
-    this.execute(run, params.request, undefined, params.session);
+    this.emit(run, 'run', { runId, requestId: params.requestId, sessionId: params.sessionId });
+    // Recorded while the caller opens its stream: the `run` event does not wait for the database. The turn
+    // starts once the question and the run are stored; if they cannot be, it ends `failed`.
+    const recorded = this.o.runs
+      .createWithQuestion(
+        {
+          runId,
+          sessionId: params.sessionId,
+          userDid: params.userDid,
+          requestId: params.requestId,
+          owner: this.instanceId,
+          leaseMs: this.o.leaseMs,
+          request,
+        },
+        {
+          id: params.userMessage.id,
+          sessionId: params.sessionId,
+          type: 'human',
+          content: params.request.message,
+          attachment: params.userMessage.attachment,
+        },
+        params.request.message.replace(/\s+/g, ' ').trim().slice(0, 80),
+      )
+      .then((row) => {
+        run.row = row;
+      });
+    this.execute(run, params.request, undefined, params.session, recorded);
     return { runId };
   }
 
@@ -278,14 +306,16 @@ export class RunManager {
     request: TurnRequest,
     continueFrom: string | undefined,
     session?: SessionRow,
+    recorded: Promise<void> = Promise.resolve(),
   ): void {
-    const { row } = run;
     run.finished = (async () => {
       // The turn starts on the next turn of the event loop, so the answer's headers and its `run` event leave
       // first (on the embedded database, the turn's first queries would otherwise run before they are written).
       await new Promise((resolve) => setImmediate(resolve));
       let outcome: TurnOutcome;
       try {
+        await recorded;
+        const { row } = run;
         outcome = await this.o.execute({
           row,
           session,
@@ -295,7 +325,7 @@ export class RunManager {
           signal: run.controller.signal,
         });
       } catch (err) {
-        this.o.logger.error({ err, runId: row.run_id }, 'runs: the turn threw');
+        this.o.logger.error({ err, runId: run.row.run_id }, 'runs: the turn failed to run');
         outcome = {
           status: 'failed',
           text: run.partialText,
@@ -305,7 +335,7 @@ export class RunManager {
         };
       }
       if (run.stopReason === 'shutdown') {
-        this.active.delete(row.run_id);
+        this.active.delete(run.row.run_id);
         await run.appends.catch(() => undefined);
         return;
       }
