@@ -29,7 +29,9 @@
 // oracle ≥ 0.5 × the baseline's events per second. Exits non-zero only when requests fail.
 // Environment: BENCH_ROUNDS (3), BENCH_WARMUP_S (3), BENCH_DURATION_S (8, per loaded phase), BENCH_SOLO_S (3,
 // per one-at-a-time phase), BENCH_STREAMS (50), BENCH_IDLE_STREAMS (1000; 0 skips), BENCH_IDLE_HOLD_S (3),
-// BENCH_MESSAGE (`hello`: the scripted model's default answer, 39 frames), BENCH_DATABASE_URL (a PostgreSQL
+// BENCH_MESSAGE (`hello`: the scripted model's default answer, 39 frames), BENCH_PACE_MS (0: the scripted
+// model's pause between words, and the baseline's between `message` frames; 15 is the model's default),
+// BENCH_DATABASE_URL (a PostgreSQL
 // database: the run works in a schema of its own, dropped at the end), BENCH_REDIS_URL, BENCH_CPU_PROF_DIR
 // (write a V8 CPU profile of each server, for `--cpu-prof` analysis).
 import { fork, type ChildProcess } from 'node:child_process';
@@ -59,6 +61,8 @@ const STREAMS = env('BENCH_STREAMS', 50);
 const IDLE_STREAMS = env('BENCH_IDLE_STREAMS', 1000);
 const IDLE_HOLD_S = env('BENCH_IDLE_HOLD_S', 3);
 const MESSAGE = process.env['BENCH_MESSAGE'] ?? 'hello';
+/** The scripted model's pause between words, and the baseline's between `message` frames (0: none). */
+const PACE_MS = env('BENCH_PACE_MS', 0);
 const PROFILE_DIR = process.env['BENCH_CPU_PROF_DIR'];
 const TARGETS = { firstEventOverheadMs: 2, throughputRatio: 0.5 };
 /** The browser tool of the round trip: the scripted model calls it when asked to "use read_page_title". */
@@ -82,7 +86,7 @@ async function runOracle(): Promise<void> {
     ENABLED_PARTS: 'oracle',
     DATABASE_URL: 'postgres://unused.invalid/bench', // production config wants one; the db is handed in
     ORACLE_SIGNING_KEY: ed25519.format(await ed25519.generate()),
-    SCRIPTED_MODEL_DELAY_MS: '0',
+    SCRIPTED_MODEL_DELAY_MS: String(PACE_MS),
     // Idle turns wait for their tab for the whole idle phase.
     ORACLE_TOOL_TIMEOUT_MS: '600000',
     REDIS_URL: process.env['BENCH_REDIS_URL'] ?? '',
@@ -98,7 +102,7 @@ async function runOracle(): Promise<void> {
 function runBaseline(): void {
   process.once('message', (m: { recording?: TurnRecording }) => {
     if (!m.recording) return;
-    void startBaseline(m.recording).then((url) => process.send?.({ ready: url }));
+    void startBaseline(m.recording, PACE_MS).then((url) => process.send?.({ ready: url }));
   });
 }
 

@@ -38,7 +38,7 @@ export interface TurnRecording {
  * last) to the session's sockets (a socket.io room named by the handshake's `query.sessionId`), then the
  * remaining ones once a socket answers `tool_result` with that call's id.
  */
-export function startBaseline(recording: TurnRecording): Promise<string> {
+export function startBaseline(recording: TurnRecording, paceMs = 0): Promise<string> {
   const app = express();
   app.disable('x-powered-by');
   const http = createServer(app);
@@ -67,8 +67,26 @@ export function startBaseline(recording: TurnRecording): Promise<string> {
     res.setHeader('x-run-id', `run_${randomUUID()}`);
     res.flushHeaders();
     if (!(req.body as { tools?: unknown[] }).tools?.length) {
-      for (const frame of recording.chat) res.write(frame);
-      res.end();
+      if (paceMs <= 0) {
+        for (const frame of recording.chat) res.write(frame);
+        res.end();
+        return;
+      }
+      // Paced like the scripted model: a pause after each word of the answer.
+      const frames = recording.chat;
+      let i = 0;
+      const next = (): void => {
+        while (i < frames.length) {
+          const frame = frames[i++] as string;
+          res.write(frame);
+          if (frame.startsWith('event: message') && i < frames.length) {
+            setTimeout(next, paceMs);
+            return;
+          }
+        }
+        res.end();
+      };
+      next();
       return;
     }
     const { before, after, toolCallId, socketBefore, socketAfter } = recording.tool;
