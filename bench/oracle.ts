@@ -21,16 +21,20 @@
 // of two adjacent phases is the steadiest this noisy machine allows):
 //   1. time to first event, one request at a time (the oracle's `run` frame, the baseline's first frame);
 //   2. events per second with BENCH_STREAMS clients in a closed loop (each sends a message, reads its stream
-//      to `done`, repeats), with the server process's CPU time per event;
+//      to `done`, repeats), with the server process's CPU time per event: at the model's pace (a live chat:
+//      can the server keep 50 streams flowing as fast as the model writes?), and with no pause at all
+//      (saturation: what the server's CPU per event allows);
 //   4. a browser-tool round trip, one at a time: the message, `browser_tool_call` at the tab's socket, the
 //      tab's `tool_result`, the turn's `done`.
 // The machine is noisy: medians over the rounds are reported, each round's value in brackets; a ratio is the
 // median of the per-round ratios. Targets (reported, not enforced): p50 overhead of the first event ≤ 2 ms;
-// oracle ≥ 0.5 × the baseline's events per second. Exits non-zero only when requests fail.
+// oracle ≥ 0.5 × the baseline's events per second at the model's pace (the saturated ratio is reported
+// beside it). Exits non-zero only when requests fail.
 // Environment: BENCH_ROUNDS (3), BENCH_WARMUP_S (3), BENCH_DURATION_S (8, per loaded phase), BENCH_SOLO_S (3,
 // per one-at-a-time phase), BENCH_STREAMS (50), BENCH_IDLE_STREAMS (1000; 0 skips), BENCH_IDLE_HOLD_S (3),
-// BENCH_MESSAGE (`hello`: the scripted model's default answer, 39 frames), BENCH_PACE_MS (0: the scripted
-// model's pause between words, and the baseline's between `message` frames; 15 is the model's default),
+// BENCH_MESSAGE (`hello`: the scripted model's default answer, 39 frames), BENCH_PACE_MS (15, the scripted
+// model's default pause between words: phase 2 is also measured at that pace, by a second oracle and a second
+// baseline that pause as long between `message` frames; 0 skips the paced phase),
 // BENCH_DATABASE_URL (a PostgreSQL
 // database: the run works in a schema of its own, dropped at the end), BENCH_REDIS_URL, BENCH_CPU_PROF_DIR
 // (write a V8 CPU profile of each server, for `--cpu-prof` analysis).
@@ -62,7 +66,7 @@ const IDLE_STREAMS = env('BENCH_IDLE_STREAMS', 1000);
 const IDLE_HOLD_S = env('BENCH_IDLE_HOLD_S', 3);
 const MESSAGE = process.env['BENCH_MESSAGE'] ?? 'hello';
 /** The scripted model's pause between words, and the baseline's between `message` frames (0: none). */
-const PACE_MS = env('BENCH_PACE_MS', 0);
+const PACE_MS = env('BENCH_PACE_MS', 15);
 const PROFILE_DIR = process.env['BENCH_CPU_PROF_DIR'];
 const TARGETS = { firstEventOverheadMs: 2, throughputRatio: 0.5 };
 /** The browser tool of the round trip: the scripted model calls it when asked to "use read_page_title". */
@@ -86,7 +90,7 @@ async function runOracle(): Promise<void> {
     ENABLED_PARTS: 'oracle',
     DATABASE_URL: 'postgres://unused.invalid/bench', // production config wants one; the db is handed in
     ORACLE_SIGNING_KEY: ed25519.format(await ed25519.generate()),
-    SCRIPTED_MODEL_DELAY_MS: String(PACE_MS),
+    SCRIPTED_MODEL_DELAY_MS: String(paceOf()),
     // Idle turns wait for their tab for the whole idle phase.
     ORACLE_TOOL_TIMEOUT_MS: '600000',
     REDIS_URL: process.env['BENCH_REDIS_URL'] ?? '',
@@ -102,7 +106,7 @@ async function runOracle(): Promise<void> {
 function runBaseline(): void {
   process.once('message', (m: { recording?: TurnRecording }) => {
     if (!m.recording) return;
-    void startBaseline(m.recording, PACE_MS).then((url) => process.send?.({ ready: url }));
+    void startBaseline(m.recording, paceOf()).then((url) => process.send?.({ ready: url }));
   });
 }
 
@@ -113,9 +117,15 @@ interface Target {
   agent: Agent;
 }
 
-function spawnRole(role: Role, recording?: TurnRecording): Promise<Target> {
+/** A child's pace: the scripted model's pause between words, or the baseline's between `message` frames. */
+function paceOf(): number {
+  const at = process.argv.indexOf('--pace');
+  return at === -1 ? 0 : Number(process.argv[at + 1]);
+}
+
+function spawnRole(role: Role, pace: number, recording?: TurnRecording): Promise<Target> {
   const profile = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
-  const child = fork(fileURLToPath(import.meta.url), ['--role', role], {
+  const child = fork(fileURLToPath(import.meta.url), ['--role', role, '--pace', String(pace)], {
     execArgv: [...process.execArgv, '--expose-gc', ...profile],
   });
   if (recording) child.send({ recording });
@@ -445,6 +455,8 @@ const verdict = (ok: boolean): string => (ok ? 'OK' : 'MISSED');
 
 interface Round {
   loaded: Record<Role, Loaded>;
+  /** At the model's pace (BENCH_PACE_MS > 0). */
+  paced?: Record<Role, Loaded>;
   first: Record<Role, Solo>;
   trips: Record<Role, Solo>;
 }
@@ -453,7 +465,12 @@ function printRound(i: number, r: Round): void {
   const eps = (l: Loaded): number => l.events / l.seconds;
   console.log(
     `round ${i + 1}: events/s ${Math.round(eps(r.loaded.baseline))} vs ${Math.round(eps(r.loaded.oracle))} ` +
-      `(${(eps(r.loaded.oracle) / eps(r.loaded.baseline)).toFixed(2)}); first event p50 ` +
+      `(${(eps(r.loaded.oracle) / eps(r.loaded.baseline)).toFixed(2)}` +
+      (r.paced
+        ? `; at the model's pace ${Math.round(eps(r.paced.baseline))} vs ${Math.round(eps(r.paced.oracle))}, ` +
+          `${(eps(r.paced.oracle) / eps(r.paced.baseline)).toFixed(2)}`
+        : '') +
+      `); first event p50 ` +
       `${p(r.first.baseline.latencies, 50).toFixed(2)} vs ${p(r.first.oracle.latencies, 50).toFixed(2)} ms; ` +
       `round trip p50 ${p(r.trips.baseline.latencies, 50).toFixed(2)} vs ` +
       `${p(r.trips.oracle.latencies, 50).toFixed(2)} ms (baseline vs oracle)`,
@@ -482,27 +499,39 @@ function report(rounds: Round[], idles: Partial<Record<Role, Idle>>, frames: Rec
       `(target ≤ ${TARGETS.firstEventOverheadMs} ms) ${verdict(overhead <= TARGETS.firstEventOverheadMs)}`,
   );
 
+  const streamsTable = (pick: (r: Round) => Record<Role, Loaded>, target: boolean): void => {
+    console.table(
+      roles.map((role) => ({
+        server: role,
+        'events/s': Math.round(med((r) => eps(pick(r)[role]))),
+        'streams/s': Math.round(med((r) => pick(r)[role].streams / pick(r)[role].seconds)),
+        'stream p50': med((r) => p(pick(r)[role].durations, 50)).toFixed(1),
+        'stream p99': med((r) => p(pick(r)[role].durations, 99)).toFixed(1),
+        'server CPU µs/event': med((r) => pick(r)[role].cpuPerEvent).toFixed(1),
+        streams: rounds.reduce((n, r) => n + pick(r)[role].streams, 0),
+      })),
+    );
+    const ratios = rounds.map((r) => eps(pick(r).oracle) / eps(pick(r).baseline));
+    const ratio = median(ratios);
+    console.log(
+      `oracle/baseline events per second: ${ratio.toFixed(2)} [${fmt(ratios, 2)}] ` +
+        (target
+          ? `(target ≥ ${TARGETS.throughputRatio}) ${verdict(ratio >= TARGETS.throughputRatio)}`
+          : '(saturation: no target; it follows the ratio of CPU per event)'),
+    );
+  };
+  if (rounds[0]?.paced) {
+    console.log(
+      `\n2. ${STREAMS} concurrent streams at the scripted model's pace (${PACE_MS} ms between words), closed ` +
+        `loop (${DURATION_S}s per server per round; ${frames['chat']} frames per stream)`,
+    );
+    streamsTable((r) => r.paced ?? r.loaded, true);
+  }
   console.log(
-    `\n2. ${STREAMS} concurrent streams, closed loop (${DURATION_S}s per server per round; ` +
-      `${frames['chat']} frames per stream)`,
+    `\n2${rounds[0]?.paced ? 'b' : ''}. ${STREAMS} concurrent streams with no pause (saturation), closed loop ` +
+      `(${DURATION_S}s per server per round; ${frames['chat']} frames per stream)`,
   );
-  console.table(
-    roles.map((role) => ({
-      server: role,
-      'events/s': Math.round(med((r) => eps(r.loaded[role]))),
-      'streams/s': Math.round(med((r) => r.loaded[role].streams / r.loaded[role].seconds)),
-      'stream p50': med((r) => p(r.loaded[role].durations, 50)).toFixed(1),
-      'stream p99': med((r) => p(r.loaded[role].durations, 99)).toFixed(1),
-      'server CPU µs/event': med((r) => r.loaded[role].cpuPerEvent).toFixed(1),
-      streams: rounds.reduce((n, r) => n + r.loaded[role].streams, 0),
-    })),
-  );
-  const ratios = rounds.map((r) => eps(r.loaded.oracle) / eps(r.loaded.baseline));
-  const ratio = median(ratios);
-  console.log(
-    `oracle/baseline events per second: ${ratio.toFixed(2)} [${fmt(ratios, 2)}] ` +
-      `(target ≥ ${TARGETS.throughputRatio}) ${verdict(ratio >= TARGETS.throughputRatio)}`,
-  );
+  streamsTable((r) => r.loaded, !rounds[0]?.paced);
 
   if (idles.oracle || idles.baseline) {
     console.log(
@@ -581,7 +610,7 @@ async function main(): Promise<void> {
   const running: Target[] = [];
   let failed = false;
   try {
-    const oracle = await spawnRole('oracle');
+    const oracle = await spawnRole('oracle', 0);
     running.push(oracle);
     const { did } = (await (await fetch(`${oracle.url}/config`)).json()) as { did: string };
     let started = performance.now();
@@ -611,15 +640,33 @@ async function main(): Promise<void> {
         `${frames.tool} frames and ${recording.tool.socketBefore.length + recording.tool.socketAfter.length} ` +
         `socket events`,
     );
-    const baseline = await spawnRole('baseline', recording);
+    const baseline = await spawnRole('baseline', 0, recording);
     running.push(baseline);
     const targets: Record<Role, Target> = { baseline, oracle };
+    // The paced pair: an oracle whose scripted model pauses PACE_MS between words, with users of its own, and
+    // a baseline replaying the same recording with the same pause between `message` frames.
+    let paced: { targets: Record<Role, Target>; clients: Client[] } | undefined;
+    if (PACE_MS > 0) {
+      const pacedOracle = await spawnRole('oracle', PACE_MS);
+      running.push(pacedOracle);
+      const pacedBaseline = await spawnRole('baseline', PACE_MS, recording);
+      running.push(pacedBaseline);
+      const { did: pacedDid } = (await (await fetch(`${pacedOracle.url}/config`)).json()) as { did: string };
+      const pacedClients = await pool(
+        Array.from({ length: STREAMS }, () => undefined),
+        10,
+        () => newClient(pacedOracle.url, pacedDid),
+      );
+      paced = { targets: { baseline: pacedBaseline, oracle: pacedOracle }, clients: pacedClients };
+    }
 
     started = performance.now();
     for (const t of [baseline, oracle]) {
       await loaded(t, loadClients, WARMUP_S, frames.chat);
       await roundTrips(t, tool, 1, frames.tool);
     }
+    if (paced)
+      for (const t of Object.values(paced.targets)) await loaded(t, paced.clients, WARMUP_S, frames.chat);
     console.log(`warmed up in ${((performance.now() - started) / 1000).toFixed(1)}s`);
 
     // Memory first, before the loaded phases leave their runs' events retained (ORACLE_RUN_RETENTION_SECONDS).
@@ -641,6 +688,12 @@ async function main(): Promise<void> {
       const r = { loaded: {}, first: {}, trips: {} } as Round;
       for (const role of order)
         r.loaded[role] = await loaded(targets[role], loadClients, DURATION_S, frames.chat);
+      if (paced) {
+        const pacedRound = {} as Record<Role, Loaded>;
+        for (const role of order)
+          pacedRound[role] = await loaded(paced.targets[role], paced.clients, DURATION_S, frames.chat);
+        r.paced = pacedRound;
+      }
       for (const role of order) r.first[role] = await firstEvents(targets[role], solo, SOLO_S, frames.chat);
       for (const role of order) r.trips[role] = await roundTrips(targets[role], tool, SOLO_S, frames.tool);
       printRound(i, r);
@@ -652,6 +705,7 @@ async function main(): Promise<void> {
       ...rounds.flatMap((r) =>
         (['baseline', 'oracle'] as const).flatMap((role) => [
           ...r.loaded[role].errors,
+          ...(r.paced?.[role].errors ?? []),
           ...r.first[role].errors,
           ...r.trips[role].errors,
         ]),
