@@ -93,7 +93,7 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
   const view = { oracleName: identity.name, oracleEntityDid: identity.entityDid };
 
   const ownedSession = async (res: Response, sessionId: string) => {
-    const row = await sessions.get(caller(res).userDid, sessionId);
+    const row = await sessions.owned(caller(res).userDid, sessionId);
     if (!row) throw notFound();
     return row;
   };

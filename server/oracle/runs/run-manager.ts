@@ -4,7 +4,7 @@ import type { Logger } from '../../logger.js';
 import type { TurnOutcome, TurnRequest } from '../runtime/turn-loop.js';
 import type { MessageStore } from '../store/messages.js';
 import { IN_FLIGHT, type RunRow, type RunStore } from '../store/runs.js';
-import type { SessionRow, SessionStore } from '../store/sessions.js';
+import type { SessionRef, SessionStore } from '../store/sessions.js';
 import type { ControlBus } from './control-bus.js';
 import { firstIdOfAttempt, IDS_PER_ATTEMPT, type RunEventLog, type RunEventRecord } from './event-log.js';
 
@@ -15,7 +15,7 @@ type StopReason = 'aborted' | 'superseded' | 'deleted' | 'shutdown';
 export type RunExecutor = (run: {
   row: RunRow;
   /** The run's session, when the request that started it had it at hand (else the executor reads it). */
-  session: SessionRow | undefined;
+  session: SessionRef | undefined;
   request: TurnRequest;
   continueFrom: string | undefined;
   emit: <N extends ServerEventName>(event: N, data: ServerEventPayload<N>) => void;
@@ -102,7 +102,7 @@ export class RunManager {
     requestId: string;
     request: TurnRequest;
     userMessage: { id: string; attachment?: Record<string, unknown> | undefined };
-    session?: SessionRow | undefined;
+    session?: SessionRef | undefined;
   }): Promise<{ runId: string }> {
     await this.stopSession(params.sessionId, 'superseded');
     const runId = `run_${randomUUID()}`;
@@ -305,7 +305,7 @@ export class RunManager {
     run: ActiveRun,
     request: TurnRequest,
     continueFrom: string | undefined,
-    session?: SessionRow,
+    session?: SessionRef,
     recorded: Promise<void> = Promise.resolve(),
   ): void {
     run.finished = (async () => {

@@ -141,7 +141,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     'oracle: plugins booted',
   );
 
-  const sessions = new SessionStore(db, identity.did);
+  const sessions = new SessionStore(db, identity.did, { exclusive: options.db.kind === 'pglite' });
   const messages = new MessageStore(db);
   const runs = new RunStore(db);
   const delegations = new DelegationStore(db, identity.did);
@@ -173,7 +173,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     exclusiveDatabase: options.db.kind === 'pglite',
     execute: async ({ row, session: known, request, continueFrom, emit, signal }) => {
       const [session, history] = await Promise.all([
-        known ?? sessions.get(row.user_did, row.session_id),
+        known ?? sessions.owned(row.user_did, row.session_id),
         messages.recent(row.session_id, 51),
       ]);
       const model = models.get(request.model ?? models.default) ?? models.get(models.default);

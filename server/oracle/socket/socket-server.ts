@@ -114,7 +114,7 @@ export function createOracleSockets(deps: {
             throw refuse('bad_request', 'The handshake needs query sessionId and userDid.');
           const caller = await authenticate(tokens, deps.verifier);
           if (caller.userDid !== userDid) throw new AuthError('auth_issuer_mismatch');
-          if (!(await deps.sessions.get(userDid, sessionId)))
+          if (!(await deps.sessions.owned(userDid, sessionId)))
             throw refuse('session_not_found', 'Chat session not found.');
           socket.data = { userDid, sessionId } satisfies SocketData;
         })().then(

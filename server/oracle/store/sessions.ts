@@ -8,6 +8,12 @@ type Row = Selectable<OracleSessionsTable>;
 /** A stored chat session. */
 export type SessionRow = Row;
 
+/** What never changes in a session: whose it is and its room. Enough to authorize a request and run a turn. */
+export type SessionRef = Pick<Row, 'session_id' | 'user_did' | 'room_id'>;
+
+/** How many sessions an instance with an exclusive database remembers. */
+const REMEMBERED = 10_000;
+
 /** What a ChatSession needs beyond its row. */
 export interface SessionView {
   oracleName: string;
@@ -16,10 +22,30 @@ export interface SessionView {
 
 /** Chat sessions, each owned by one user; another user's session reads as absent. */
 export class SessionStore {
+  /** Sessions known to exist, by id: only with an exclusive database, where no one else deletes one. */
+  private readonly known: Map<string, SessionRef> | undefined;
+
+  /**
+   * @param options.exclusive this process is the database's only user (embedded PGlite): the sessions it
+   *   has seen are remembered, so a turn's ownership check does not wait for the database.
+   */
   constructor(
     private readonly db: Kysely<Database>,
     private readonly oracleDid: string,
-  ) {}
+    options: { exclusive?: boolean } = {},
+  ) {
+    this.known = options.exclusive ? new Map() : undefined;
+  }
+
+  private remember(row: SessionRef): void {
+    if (!this.known) return;
+    if (this.known.size >= REMEMBERED) this.known.delete(this.known.keys().next().value as string);
+    this.known.set(row.session_id, {
+      session_id: row.session_id,
+      user_did: row.user_did,
+      room_id: row.room_id,
+    });
+  }
 
   async create(
     userDid: string,
@@ -35,7 +61,23 @@ export class SessionStore {
         room_id: options.roomId ?? null,
       })
       .returningAll()
-      .executeTakeFirstOrThrow();
+      .executeTakeFirstOrThrow()
+      .then((row) => {
+        this.remember(row);
+        return row;
+      });
+  }
+
+  /**
+   * The session's owner and room when it exists and belongs to `userDid`: what a request needs to be
+   * authorized. Remembered with an exclusive database (see the constructor), else read each time.
+   */
+  async owned(userDid: string, sessionId: string): Promise<SessionRef | undefined> {
+    const hit = this.known?.get(sessionId);
+    if (hit) return hit.user_did === userDid ? hit : undefined;
+    const row = await this.get(userDid, sessionId);
+    if (row) this.remember(row);
+    return row;
   }
 
   /** The session when it exists and belongs to `userDid`. */
@@ -75,6 +117,7 @@ export class SessionStore {
       .where('user_did', '=', userDid)
       .where('oracle_did', '=', this.oracleDid)
       .executeTakeFirst();
+    if (result.numDeletedRows > 0n) this.known?.delete(sessionId);
     return result.numDeletedRows > 0n;
   }
 
