@@ -1,0 +1,247 @@
+import {
+  renderMessageContent,
+  useAgAction,
+  useChat,
+  useOracleSessions,
+  useOraclesConfig,
+  type BrowserTools,
+  type IMessage,
+  type UIComponents,
+} from '@open-oracles/oracles-client-sdk';
+import { act, render, renderHook, screen, waitFor } from '@testing-library/react';
+import type { ReactNode } from 'react';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import type { TestApp } from '../helpers/app.js';
+import { ORACLE_DID, providerFor, realWallet, startRealOracle, type RealWallet } from './real-oracle.js';
+
+/** The text of a message (its string parts). */
+export const textOf = (m: IMessage | undefined): string =>
+  m === undefined
+    ? ''
+    : typeof m.content === 'string'
+      ? m.content
+      : (Array.isArray(m.content) ? m.content : [m.content]).filter((p) => typeof p === 'string').join('');
+
+/** A session of this user created through the SDK. */
+async function newSession(app: TestApp, wallet: RealWallet, title?: string): Promise<string> {
+  const { result, unmount } = renderHook(() => useOracleSessions(ORACLE_DID), {
+    wrapper: providerFor(app, wallet),
+  });
+  await waitFor(() => expect(result.current.isLoading).toBe(false));
+  let id = '';
+  await act(async () => {
+    id = (await result.current.createSession(title)).sessionId;
+  });
+  unmount();
+  return id;
+}
+
+describe('the SDK against the real oracle service', () => {
+  let app: TestApp;
+  let serverDid: string;
+  beforeAll(async () => {
+    app = await startRealOracle();
+    serverDid = ((await (await fetch(`${app.url}/config`)).json()) as { did: string }).did;
+  });
+  afterAll(() => app.close());
+
+  it("useOraclesConfig resolves the API and socket URLs through the chain gateway's entity route, then reads /config", async () => {
+    const wallet = await realWallet();
+    const { result } = renderHook(() => useOraclesConfig(ORACLE_DID), { wrapper: providerFor(app, wallet) });
+    await waitFor(() => expect(result.current.isConfigReady).toBe(true));
+    // The fixture node advertises the server's own port (server/server.ts binds it before the parts start).
+    expect(result.current.apiUrl).toBe(`http://localhost:${app.server.port}`);
+    expect(result.current.wsUrl).toBe(`http://localhost:${app.server.port}`);
+    expect(result.current.config).toMatchObject({ did: serverDid, entityDid: ORACLE_DID });
+    expect(result.current.error).toBeUndefined();
+  });
+
+  it('streams an answer with real UCANs (submitted → streaming → ready) and the history of a new mount has it', async () => {
+    const wallet = await realWallet();
+    const sessionId = await newSession(app, wallet, 'streaming');
+    const mintedBefore = wallet.minted.length;
+    const statuses: string[] = [];
+    const onPaymentRequiredError = vi.fn();
+    const { result, unmount } = renderHook(
+      () => {
+        const chat = useChat({ oracleDid: ORACLE_DID, sessionId, onPaymentRequiredError });
+        if (statuses.at(-1) !== chat.status) statuses.push(chat.status);
+        return chat;
+      },
+      { wrapper: providerFor(app, wallet) },
+    );
+    await waitFor(() => expect(result.current.isConfigReady && !result.current.isLoading).toBe(true));
+    expect(result.current.messages).toEqual([]);
+    act(() => result.current.sendMessage('Hello there'));
+    await waitFor(() => expect(result.current.status).toBe('ready'));
+    expect(statuses).toEqual(['ready', 'submitted', 'streaming', 'ready']);
+    const [question, answer] = result.current.messages;
+    expect(textOf(question)).toBe('Hello there');
+    expect(answer?.type).toBe('ai');
+    expect(textOf(answer)).toMatch(/Hello there/);
+    expect(result.current.run).toMatchObject({ ended: 'finished', reconnecting: false, resumed: false });
+    expect(result.current.sendMessageError).toBeUndefined();
+    expect(onPaymentRequiredError).not.toHaveBeenCalled();
+    // The wallet's callbacks were asked once each (the provider caches per user and oracle), for this oracle.
+    expect(
+      wallet.minted
+        .slice(mintedBefore)
+        .map((m) => [m.kind, m.audience])
+        .sort(),
+    ).toEqual([
+      ['delegation', ORACLE_DID],
+      ['invocation', ORACLE_DID],
+    ]);
+    const streamed = result.current.messages.map((m) => ({ id: m.id, type: m.type, text: textOf(m) }));
+    unmount();
+
+    const again = renderHook(
+      () => useChat({ oracleDid: ORACLE_DID, sessionId, onPaymentRequiredError: vi.fn() }),
+      { wrapper: providerFor(app, wallet) },
+    );
+    await waitFor(() => expect(again.result.current.messages).toHaveLength(2));
+    const reloaded = again.result.current.messages.map((m) => ({ id: m.id, type: m.type, text: textOf(m) }));
+    expect(reloaded[0]).toMatchObject({ type: 'human', text: 'Hello there' });
+    // The streamed answer's id is the X-Request-Id, the id history returns for it.
+    expect(reloaded[1]).toEqual(streamed[1]);
+  });
+
+  it('useOracleSessions creates, lists in pages and deletes sessions on the server', async () => {
+    const wallet = await realWallet();
+    const { result } = renderHook(() => useOracleSessions(ORACLE_DID, { pageSize: 2 }), {
+      wrapper: providerFor(app, wallet),
+    });
+    await waitFor(() => expect(result.current.isLoading).toBe(false));
+    expect(result.current.sessions).toEqual([]);
+    const ids: string[] = [];
+    for (const title of ['one', 'two', 'three']) {
+      await act(async () => {
+        ids.push((await result.current.createSession(title)).sessionId);
+      });
+    }
+    await waitFor(() => expect(result.current.total).toBe(3));
+    expect(result.current.sessions).toHaveLength(2);
+    expect(result.current.hasNextPage).toBe(true);
+    act(() => result.current.fetchNextPage());
+    await waitFor(() => expect(result.current.sessions).toHaveLength(3));
+    expect(result.current.sessions.map((s) => s.sessionId).sort()).toEqual([...ids].sort());
+    expect(result.current.sessions.map((s) => s.title).sort()).toEqual(['one', 'three', 'two']);
+    await act(() => result.current.deleteSession(ids[1] ?? ''));
+    await waitFor(() => expect(result.current.total).toBe(2));
+    expect(result.current.sessions.map((s) => s.sessionId)).not.toContain(ids[1]);
+  });
+
+  it('regression: useOracleSessions said isLoading false with an empty list while the oracle config was still resolving', async () => {
+    const wallet = await realWallet();
+    const seen: { isLoading: boolean; count: number }[] = [];
+    const { result } = renderHook(
+      () => {
+        const s = useOracleSessions(ORACLE_DID);
+        seen.push({ isLoading: s.isLoading, count: s.sessions.length });
+        return s;
+      },
+      { wrapper: providerFor(app, wallet) },
+    );
+    await waitFor(() => expect(result.current.isLoading).toBe(false));
+    // Every render before the first page was loading; none showed "no sessions" as a result.
+    const firstSettled = seen.findIndex((r) => !r.isLoading);
+    expect(firstSettled).toBeGreaterThan(0);
+    expect(seen.slice(0, firstSettled).every((r) => r.isLoading)).toBe(true);
+    await act(async () => {
+      await result.current.createSession('now it works');
+    });
+    await waitFor(() => expect(result.current.total).toBe(1));
+  });
+
+  it("runs a browser tool over the real socket.io channel and the agent's answer carries its result", async () => {
+    const wallet = await realWallet();
+    const sessionId = await newSession(app, wallet);
+    const fn = vi.fn(() => 'Water the seedlings at six.');
+    const browserTools: BrowserTools = {
+      readPageNote: {
+        toolName: 'readPageNote',
+        description: 'Reads the note on the page',
+        schema: z.object({}),
+        fn,
+      },
+    };
+    const { result } = renderHook(
+      () => useChat({ oracleDid: ORACLE_DID, sessionId, onPaymentRequiredError: vi.fn(), browserTools }),
+      { wrapper: providerFor(app, wallet) },
+    );
+    await waitFor(() => expect(result.current.isRealTimeConnected).toBe(true));
+    act(() => result.current.sendMessage('use readPageNote'));
+    await waitFor(() => expect(result.current.status).toBe('ready'));
+    expect(fn).toHaveBeenCalledTimes(1);
+    const answer = result.current.messages.at(-1);
+    expect(textOf(answer)).toBe(
+      'Calling readPageNote.The tool readPageNote returned: Water the seedlings at six.',
+    );
+    const parts = Array.isArray(answer?.content) ? answer.content : [];
+    expect(parts.find((p) => typeof p !== 'string')).toMatchObject({
+      props: { toolName: 'readPageNote', kind: 'browser_tool', status: 'done' },
+    });
+  });
+
+  it('runs an agent-UI action (useAgAction) with its inline render, and renders a component through uiComponents', async () => {
+    const wallet = await realWallet();
+    const sessionId = await newSession(app, wallet);
+    const handler = vi.fn(({ cardId }: { cardId: string }) => ({ highlighted: cardId }));
+    const uiComponents: UIComponents = {
+      WeatherCard: ({ city, celsius }: { city: string; celsius: number }) => (
+        <div data-testid="weather-card">
+          {city}: {celsius} °C
+        </div>
+      ),
+    };
+    let send: (text: string) => void = () => undefined;
+    let status = '';
+    function Chat(): ReactNode {
+      useAgAction({
+        name: 'highlight_card',
+        description: 'Highlights a card',
+        parameters: z.object({ cardId: z.string() }),
+        handler,
+        render: ({ status: s, args }) => (
+          <span data-testid="action-render">
+            {s === 'done' ? `Highlighted ${args.cardId ?? ''}` : 'Highlighting…'}
+          </span>
+        ),
+      });
+      const chat = useChat({
+        oracleDid: ORACLE_DID,
+        sessionId,
+        onPaymentRequiredError: vi.fn(),
+        uiComponents,
+      });
+      send = chat.sendMessage;
+      status = chat.isRealTimeConnected ? chat.status : 'offline';
+      return (
+        <ol>
+          {chat.messages.map((m) => (
+            <li key={m.id}>{renderMessageContent(m.content, uiComponents)}</li>
+          ))}
+        </ol>
+      );
+    }
+    const Wrapper = providerFor(app, wallet);
+    render(
+      <Wrapper>
+        <Chat />
+      </Wrapper>,
+    );
+    await waitFor(() => expect(status).toBe('ready'));
+    act(() => send('use highlight_card with {"cardId": "card-2"}'));
+    await waitFor(() => expect(screen.getByTestId('action-render').textContent).toBe('Highlighted card-2'));
+    await waitFor(() => expect(status).toBe('ready'));
+    expect(handler).toHaveBeenCalledTimes(1);
+    expect(handler.mock.calls[0]?.[0]).toEqual({ cardId: 'card-2' });
+    await waitFor(() => expect(screen.getByText(/The tool highlight_card returned: .*card-2/)).toBeTruthy());
+
+    act(() => send('show me the WeatherCard with {"city": "Nairobi", "celsius": 24}'));
+    await waitFor(() => expect(screen.getByTestId('weather-card').textContent).toBe('Nairobi: 24 °C'));
+    await waitFor(() => expect(status).toBe('ready'));
+    expect(screen.getByText('Here is the WeatherCard component.')).toBeTruthy();
+  });
+});
