@@ -178,10 +178,42 @@ describe('the SDK against the real oracle service', () => {
     expect(textOf(answer)).toBe(
       'Calling readPageNote.The tool readPageNote returned: Water the seedlings at six.',
     );
-    const parts = Array.isArray(answer?.content) ? answer.content : [];
-    expect(parts.find((p) => typeof p !== 'string')).toMatchObject({
+    const partOf = (m: IMessage | undefined) =>
+      (Array.isArray(m?.content) ? m.content : []).find((p) => typeof p !== 'string');
+    expect(partOf(answer)).toMatchObject({
       props: { toolName: 'readPageNote', kind: 'browser_tool', status: 'done' },
     });
+  });
+
+  it("regression: a browser tool's part became kind 'tool' when the service's tool_call events for it followed (history says browser_tool)", async () => {
+    const wallet = await realWallet();
+    const sessionId = await newSession(app, wallet);
+    const browserTools: BrowserTools = {
+      pageTitle: { toolName: 'pageTitle', description: 'Title', schema: z.object({}), fn: () => 'My page' },
+    };
+    const partsOf = (messages: IMessage[]) =>
+      messages
+        .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+        .filter((p) => typeof p !== 'string');
+    const live = renderHook(
+      () => useChat({ oracleDid: ORACLE_DID, sessionId, onPaymentRequiredError: vi.fn(), browserTools }),
+      { wrapper: providerFor(app, wallet) },
+    );
+    await waitFor(() => expect(live.result.current.isRealTimeConnected).toBe(true));
+    act(() => live.result.current.sendMessage('use pageTitle'));
+    await waitFor(() => expect(live.result.current.status).toBe('ready'));
+    expect(partsOf(live.result.current.messages).map((p) => [p.props.toolName, p.props.kind])).toEqual([
+      ['pageTitle', 'browser_tool'],
+    ]);
+    live.unmount();
+    const reloaded = renderHook(
+      () => useChat({ oracleDid: ORACLE_DID, sessionId, onPaymentRequiredError: vi.fn() }),
+      { wrapper: providerFor(app, wallet) },
+    );
+    await waitFor(() => expect(reloaded.result.current.messages).toHaveLength(2));
+    expect(partsOf(reloaded.result.current.messages).map((p) => [p.props.toolName, p.props.kind])).toEqual([
+      ['pageTitle', 'browser_tool'],
+    ]);
   });
 
   it('runs an agent-UI action (useAgAction) with its inline render, and renders a component through uiComponents', async () => {
