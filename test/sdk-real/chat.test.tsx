@@ -13,29 +13,7 @@ import type { ReactNode } from 'react';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { TestApp } from '../helpers/app.js';
-import { ORACLE_DID, providerFor, realWallet, startRealOracle, type RealWallet } from './real-oracle.js';
-
-/** The text of a message (its string parts). */
-export const textOf = (m: IMessage | undefined): string =>
-  m === undefined
-    ? ''
-    : typeof m.content === 'string'
-      ? m.content
-      : (Array.isArray(m.content) ? m.content : [m.content]).filter((p) => typeof p === 'string').join('');
-
-/** A session of this user created through the SDK. */
-async function newSession(app: TestApp, wallet: RealWallet, title?: string): Promise<string> {
-  const { result, unmount } = renderHook(() => useOracleSessions(ORACLE_DID), {
-    wrapper: providerFor(app, wallet),
-  });
-  await waitFor(() => expect(result.current.isLoading).toBe(false));
-  let id = '';
-  await act(async () => {
-    id = (await result.current.createSession(title)).sessionId;
-  });
-  unmount();
-  return id;
-}
+import { newSession, ORACLE_DID, providerFor, realWallet, startRealOracle, textOf } from './real-oracle.js';
 
 describe('the SDK against the real oracle service', () => {
   let app: TestApp;

@@ -1,10 +1,17 @@
 // The SDK against the real service: the server of server/server.ts started by startTestApp (embedded
 // defaults: PGlite, the scripted model, the fixture chain node whose oracle entity advertises this server),
 // and a wallet whose token callbacks sign real UCANs with ucanto. Only public exports of the SDK are used.
-import { OraclesProvider, type IOraclesProviderProps } from '@open-oracles/oracles-client-sdk';
+import {
+  OraclesProvider,
+  useOracleSessions,
+  type IMessage,
+  type IOraclesProviderProps,
+} from '@open-oracles/oracles-client-sdk';
+import { act, renderHook, waitFor } from '@testing-library/react';
 import type { Signer } from '@ucanto/interface';
 import { ed25519 } from '@ucanto/principal';
 import type { ReactNode } from 'react';
+import { expect } from 'vitest';
 import { ORACLE_CAPABILITIES } from '../../contracts/oracle.js';
 import { FIXTURE_ORACLE_ENTITY_DID } from '../../server/config.js';
 import { mintToken, type MintedToken } from '../../server/oracle/auth/mint.js';
@@ -103,4 +110,25 @@ export function providerFor(
       </OraclesProvider>
     );
   };
+}
+
+/** A session of this user, created through useOracleSessions. */
+export async function newSession(app: TestApp, wallet: RealWallet, title?: string): Promise<string> {
+  const { result, unmount } = renderHook(() => useOracleSessions(ORACLE_DID), {
+    wrapper: providerFor(app, wallet),
+  });
+  await waitFor(() => expect(result.current.isLoading).toBe(false));
+  let id = '';
+  await act(async () => {
+    id = (await result.current.createSession(title)).sessionId;
+  });
+  unmount();
+  return id;
+}
+
+/** The text of a message (its string parts). */
+export function textOf(m: IMessage | undefined): string {
+  if (m === undefined) return '';
+  if (typeof m.content === 'string') return m.content;
+  return (Array.isArray(m.content) ? m.content : [m.content]).filter((p) => typeof p === 'string').join('');
 }
