@@ -2,6 +2,7 @@ import {
   renderMessageContent,
   useAgAction,
   useChat,
+  useModels,
   useOracleSessions,
   useOraclesConfig,
   type BrowserTools,
@@ -83,6 +84,37 @@ describe('the SDK against the real oracle service', () => {
     expect(reloaded[0]).toMatchObject({ type: 'human', text: 'Hello there' });
     // The streamed answer's id is the X-Request-Id, the id history returns for it.
     expect(reloaded[1]).toEqual(streamed[1]);
+  });
+
+  it("regression: useModels said isLoading false with no models while the oracle config resolved; useChat's model option picks a model, an unknown one is a send error", async () => {
+    const wallet = await realWallet();
+    const sessionId = await newSession(app, wallet);
+    const served = (await (await fetch(`${app.url}/models`)).json()) as { models: { id: string }[] };
+    let model = 'scripted';
+    const { result, rerender } = renderHook(
+      () => ({
+        models: useModels(ORACLE_DID),
+        chat: useChat({
+          oracleDid: ORACLE_DID,
+          sessionId,
+          onPaymentRequiredError: vi.fn(),
+          model,
+        }),
+      }),
+      { wrapper: providerFor(app, wallet) },
+    );
+    await waitFor(() => expect(result.current.models.isLoading).toBe(false));
+    expect(result.current.models.models.map((m) => m.id)).toEqual(served.models.map((m) => m.id));
+    expect(result.current.models.defaultModel).toBe('scripted');
+    await waitFor(() => expect(result.current.chat.isConfigReady).toBe(true));
+    act(() => result.current.chat.sendMessage('with the scripted model'));
+    await waitFor(() => expect(result.current.chat.status).toBe('ready'));
+    expect(result.current.chat.sendMessageError).toBeUndefined();
+    model = 'no-such-model';
+    rerender();
+    act(() => result.current.chat.sendMessage('with a model the service does not have'));
+    await waitFor(() => expect(result.current.chat.status).toBe('error'));
+    expect(result.current.chat.sendMessageError).toMatchObject({ status: 400, code: 'unknown_model' });
   });
 
   it('useOracleSessions creates, lists in pages and deletes sessions on the server', async () => {
