@@ -122,8 +122,8 @@ describe('plugins and capability tokens: the SDK against the real service', () =
   });
 
   it('renews short-lived tokens before they expire: the next turn carries new ones and the service accepts them', async () => {
-    // Tokens of 4 s are renewed at half their lifetime.
-    const wallet = await realWallet({ ttlSeconds: () => 4 });
+    // Tokens of 6 s are renewed at half their lifetime.
+    const wallet = await realWallet({ ttlSeconds: () => 6 });
     const sessionId = await newSession(app, wallet);
     const txHash = 'EF'.repeat(32);
     const { result } = renderHook(
@@ -144,15 +144,13 @@ describe('plugins and capability tokens: the SDK against the real service', () =
     act(() => result.current.chat.sendMessage('one'));
     await waitFor(() => expect(result.current.chat.status).toBe('ready'));
     const before = wallet.minted.length;
-    await new Promise((r) => setTimeout(r, 2_200));
+    await new Promise((r) => setTimeout(r, 3_200));
     act(() => result.current.chat.sendMessage('two'));
     await waitFor(() => expect(result.current.chat.status).toBe('ready'));
     expect(result.current.chat.sendMessageError).toBeUndefined();
     expect(result.current.chat.messages).toHaveLength(4);
-    const renewed = wallet.minted
-      .slice(before)
-      .map((m) => m.kind)
-      .sort();
-    expect(renewed).toEqual(['delegation', 'invocation']);
+    // New tokens of both kinds were minted after the first turn (more than one each on a slow machine).
+    const renewed = new Set(wallet.minted.slice(before).map((m) => m.kind));
+    expect([...renewed].sort()).toEqual(['delegation', 'invocation']);
   });
 });

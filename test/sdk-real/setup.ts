@@ -1,5 +1,5 @@
 import { webcrypto } from 'node:crypto';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterEach } from 'vitest';
 import { WebSocket } from 'ws';
 
@@ -18,6 +18,9 @@ if (typeof self === 'object' && self.crypto !== (webcrypto as Crypto)) {
 // The global WebSocket here is undici's, which dispatches jsdom's Event (the global) on Node's EventTarget and
 // throws; the SDK's socket opens `globalThis.WebSocket` when it connects: the `ws` client, a real WebSocket.
 Object.assign(globalThis, { WebSocket });
+
+// Turns of the real service take a few hundred milliseconds, more on a loaded machine: waitFor gives them 10 s.
+configure({ asyncUtilTimeout: 10_000 });
 
 // React trees of one test are unmounted before the next (their sockets and streams close with them).
 afterEach(() => cleanup());
