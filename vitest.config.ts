@@ -1,5 +1,8 @@
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+const sdkSource = (file: string): string => fileURLToPath(new URL(`./sdk/src/${file}`, import.meta.url));
 
 // `npm test` runs the runtime tests; `npm run test:types` runs the type tests (`*.test-d.ts`, compiled by
 // tsc, which `npm run typecheck` also covers); CI runs both. `npm run test:timed` prints how long the
@@ -35,6 +38,28 @@ export default defineConfig({
       },
       // The client SDK (its own jsdom project): sdk/vitest.config.ts.
       'sdk/vitest.config.ts',
+      // The SDK against the real server (startTestApp in the test's process): React renders in jsdom, the
+      // package name resolved to the SDK's sources as in sdk/vitest.config.ts. No MSW.
+      {
+        extends: true,
+        resolve: {
+          alias: [
+            { find: /^@open-oracles\/oracles-client-sdk$/, replacement: sdkSource('index.ts') },
+            {
+              find: /^@open-oracles\/oracles-client-sdk\/(msw|chain|live-agent)$/,
+              replacement: sdkSource('$1.ts'),
+            },
+          ],
+        },
+        test: {
+          name: 'sdk-real',
+          include: ['test/sdk-real/**/*.test.tsx'],
+          environment: 'jsdom',
+          environmentOptions: { jsdom: { pretendToBeVisual: true, url: 'http://localhost/' } },
+          setupFiles: ['test/setup.ts', 'test/sdk-real/setup.ts'],
+          globalSetup: ['test/global-setup.ts'],
+        },
+      },
       // Type tests (`*.test-d.ts`, compiled by tsc): `npm run test:types`, not part of `npm test`.
       {
         extends: true,

@@ -1,6 +1,12 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import { collectDefaultMetrics, Registry } from 'prom-client';
@@ -96,7 +102,12 @@ export async function waitForRedis(redis: Redis, timeoutMs: number): Promise<boo
 export async function startServer(config: Config, overrides: ServerOverrides = {}): Promise<RunningServer> {
   const logger = overrides.logger ?? createLogger(config.LOG_LEVEL);
   const cleanups: (() => Promise<void>)[] = [];
+  // The listening socket closes first (no new request reaches a closing part), then the rest in reverse order.
+  let closeHttp: (() => Promise<void>) | undefined;
   const closeAll = async (): Promise<void> => {
+    const first = closeHttp;
+    closeHttp = undefined;
+    await first?.().catch((err: unknown) => logger.error({ err }, 'error during shutdown'));
     for (const fn of cleanups.splice(0).reverse()) {
       await fn().catch((err: unknown) => logger.error({ err }, 'error during shutdown'));
     }
@@ -120,11 +131,28 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
       redis = opened;
     }
 
+    // The port is bound before the parts are built, so the embedded chain node advertises the port the server
+    // really listens on (port 0 picks one). A request that comes before the app is ready waits for it.
+    const ready: { app?: RequestListener } = {};
+    const waiting: [IncomingMessage, ServerResponse][] = [];
+    const http = createServer((req, res) => {
+      if (ready.app) ready.app(req, res);
+      else waiting.push([req, res]);
+    });
+    http.listen(overrides.port ?? config.PORT, '0.0.0.0');
+    await once(http, 'listening');
+    closeHttp = () =>
+      new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      });
+    const { port } = http.address() as AddressInfo;
+
     // One chain node for every part that needs one: CHAIN_GRPC_URL, or the embedded fixture node.
     let chainGrpcUrl = config.CHAIN_GRPC_URL;
     if (chainGrpcUrl === undefined && config.ENABLED_PARTS.some((p) => CHAIN_PARTS.includes(p))) {
       const node = await startFixtureNode({
-        publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://localhost:${overrides.port ?? config.PORT}`,
+        publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://localhost:${port}`,
       });
       cleanups.push(() => node.close());
       chainGrpcUrl = node.address;
@@ -151,17 +179,10 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     }
 
     const app = createApp({ ctx, parts });
-    const http = app.listen(overrides.port ?? config.PORT, '0.0.0.0');
-    await once(http, 'listening');
-    cleanups.push(
-      () =>
-        new Promise<void>((resolve) => {
-          http.close(() => resolve());
-          http.closeAllConnections();
-        }),
-    );
+    ready.app = app;
     for (const part of parts) part.attach?.(http);
-    const { port } = http.address() as AddressInfo;
+    // Through the server's listeners, as attached parts (socket.io) wrap them.
+    for (const [req, res] of waiting.splice(0)) http.emit('request', req, res);
     logger.info(
       { port, parts: config.ENABLED_PARTS, database: db.kind, redis: Boolean(redis) },
       'server listening',

@@ -1,17 +1,22 @@
-// End-to-end test of the demo page in Debian's Chromium (playwright-core), against the MSW-backed oracle
-// (phase 1). Builds the demo, serves it with `vite preview`, drives a chat through streaming text, a rendered
-// component, a browser tool, an agent-UI action, a new session and the paywall, and saves a screenshot.
+// End-to-end test of the demo page in Debian's Chromium (playwright-core), against the real local service:
+// `scripts/tools/demo-server.ts --fresh` starts the server (embedded defaults, a fresh data directory, the demo's
+// scripted-model rules, 4 credits) and Vite with its proxy, on free ports. The test drives a chat through
+// streaming text, a rendered component, a browser tool whose result the agent's answer quotes, an agent-UI
+// action, the paywall on 402 and a new session, and saves screenshots (artifacts/demo-e2e.png).
 // Run: npm run demo:e2e (CHROMIUM_PATH overrides /usr/bin/chromium).
-import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
-import { build, preview } from 'vite';
 
-const demoDir = fileURLToPath(new URL('..', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const artifacts = fileURLToPath(new URL('./artifacts/', import.meta.url));
-const config = `${demoDir}vite.config.ts`;
-const port = Number(process.env['DEMO_E2E_PORT'] ?? 5179);
+/** The turns the user may take before the oracle asks for payment (credits plugin, one credit a turn). */
+const CREDITS = 4;
 
 interface Step {
   name: string;
@@ -31,78 +36,82 @@ const lastAi = (page: Page): Promise<string> =>
 
 const steps: Step[] = [
   {
-    name: 'loads the sessions, the welcome history and connects the socket',
+    name: 'opens a first chat on the real service and connects the socket',
     run: async (page) => {
       await page.waitForSelector('[data-testid=sessions] li');
+      if ((await page.textContent('[data-testid=sessions] li'))?.includes('First chat') !== true)
+        throw new Error('no first chat');
       await page.waitForFunction(
         () => document.querySelector('[data-testid=socket]')?.textContent === 'live',
         null,
         { timeout: 15_000 },
       );
-      if (!(await lastAi(page)).includes('Ask me about the weather'))
-        throw new Error('welcome history missing');
     },
   },
   {
-    name: 'streams an answer word by word',
+    name: 'streams an answer word by word (turn 1)',
     run: async (page) => {
-      await send(page, 'hello');
+      await send(page, 'hello from the demo');
       await statusIs(page, 'streaming');
+      await page.waitForFunction(
+        () => (document.querySelectorAll('[data-testid=message-ai]').item(0)?.textContent ?? '').length > 0,
+      );
       const partial = await lastAi(page);
       await statusIs(page, 'ready');
       const full = await lastAi(page);
-      if (!full.endsWith('through the same events the real service sends.'))
-        throw new Error(`answer: ${full}`);
-      if (partial.length >= full.length) throw new Error('the answer did not stream in parts');
+      if (!full.includes('hello from the demo')) throw new Error(`answer: ${full}`);
+      if (partial.length >= full.length) throw new Error(`the answer did not stream in parts: ${partial}`);
     },
   },
   {
-    name: 'renders a component through uiComponents',
+    name: 'renders a component through uiComponents (turn 2)',
     run: async (page) => {
       await send(page, 'what is the weather?');
       await page.waitForSelector('[data-testid=weather-card]', { timeout: 15_000 });
       await statusIs(page, 'ready');
       const card = await page.textContent('[data-testid=weather-card]');
       if (!card?.includes('Nairobi') || !card.includes('24')) throw new Error(`card: ${card}`);
+      const answer = await lastAi(page);
+      if (!answer.endsWith('It is 24 °C in Nairobi today.')) throw new Error(`answer: ${answer}`);
     },
   },
   {
-    name: 'runs a browser tool that reads the page, and its result reaches the agent',
+    name: "runs a browser tool that reads the page, and the agent's answer quotes its result (turn 3)",
     run: async (page) => {
       await page.fill('#page-note', 'Water the seedlings at six.');
       await send(page, 'read my note');
       await statusIs(page, 'ready');
-      const results = await page.evaluate(
-        () => (window as unknown as { oracle: { toolResults: unknown[] } }).oracle.toolResults,
-      );
-      if (JSON.stringify(results).indexOf('Water the seedlings at six.') === -1)
-        throw new Error(`results: ${JSON.stringify(results)}`);
       await page.waitForSelector('[data-testid=tool-readPageNote] >> text=done');
+      const answer = await lastAi(page);
+      if (!answer.includes('Your note says: Water the seedlings at six.'))
+        throw new Error(`answer: ${answer}`);
     },
   },
   {
-    name: 'runs an agent-UI action with its inline render',
+    name: 'runs an agent-UI action with its inline render (turn 4)',
     run: async (page) => {
       await send(page, 'highlight a card');
       await statusIs(page, 'ready');
       await page.waitForSelector('#card-2.highlighted');
       const render = await page.textContent('[data-testid=action-render]');
       if (render?.trim() !== '✨ Highlighted card-2') throw new Error(`render: ${render}`);
+      const answer = await lastAi(page);
+      if (!answer.includes('I highlighted the second card for you.')) throw new Error(`answer: ${answer}`);
       await page.screenshot({ path: `${artifacts}chat.png`, fullPage: true });
     },
   },
   {
-    name: 'shows the paywall on 402 and pays through transactSignX',
+    name: 'shows the paywall when the credits run out (402) and pays through transactSignX',
     run: async (page) => {
-      await page.check('[data-testid=out-of-credits]');
-      await send(page, 'hello again');
-      await page.waitForSelector('[data-testid=paywall]');
-      if (!(await page.textContent('[data-testid=paywall]'))?.includes('claim-demo-1'))
-        throw new Error('claims missing');
+      await send(page, 'one more question');
+      await page.waitForSelector('[data-testid=paywall]', { timeout: 15_000 });
+      const text = await page.textContent('[data-testid=paywall]');
+      if (!/claim_\S+/.test(text ?? '')) throw new Error(`claims missing: ${text}`);
       await page.screenshot({ path: `${artifacts}paywall.png` });
       await page.click('[data-testid=paywall] button');
       await page.waitForSelector('[data-testid=paywall]', { state: 'detached' });
-      await page.uncheck('[data-testid=out-of-credits]');
+      await send(page, 'one more question');
+      await statusIs(page, 'ready');
     },
   },
   {
@@ -114,28 +123,48 @@ const steps: Step[] = [
         (n) => document.querySelectorAll('[data-testid=sessions] li').length === n + 1,
         before,
       );
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid=message-ai]').length === 0);
       await send(page, 'hello');
       await statusIs(page, 'ready');
     },
   },
 ];
 
+/** Starts the demo (real server + Vite) as a child process and reads its URL from the first line it prints. */
+async function startDemo(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'scripts/tools/demo-server.ts', '--fresh', '--json'],
+    {
+      cwd: repoRoot,
+      env: { ...process.env, DEMO_CREDITS: String(CREDITS), DEMO_PORT: '' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const exited = once(child, 'exit').then(([code]) => {
+    throw new Error(`the demo server exited (${String(code)}) before it was ready`);
+  });
+  const first = (async () => {
+    for await (const line of lines) {
+      if (line.startsWith('{')) return (JSON.parse(line) as { url: string }).url;
+    }
+    throw new Error('the demo server printed no URL');
+  })();
+  const url = await Promise.race([first, exited]);
+  return { url, child };
+}
+
 async function main(): Promise<void> {
   mkdirSync(artifacts, { recursive: true });
-  execFileSync(
-    process.execPath,
-    [
-      fileURLToPath(new URL('../../node_modules/msw/cli/index.js', import.meta.url)),
-      'init',
-      `${demoDir}public`,
-      '--save=false',
-    ],
-    { stdio: 'ignore' },
-  );
-  await build({ configFile: config, logLevel: 'warn' });
-  const server = await preview({ configFile: config, preview: { port, strictPort: true } });
-  const browser = await chromium.launch({
+  const { url, child } = await startDemo();
+  // Whatever happens next, the demo server this run started stops with it.
+  process.on('exit', () => child.kill('SIGTERM'));
+  // A fresh profile per run.
+  const profile = mkdtempSync(path.join(os.tmpdir(), 'demo-e2e-chromium-'));
+  const browser = await chromium.launchPersistentContext(profile, {
     executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
+    viewport: { width: 1100, height: 900 },
     args: [
       '--headless',
       '--no-sandbox',
@@ -150,10 +179,10 @@ async function main(): Promise<void> {
   let passed = 0;
   let failed = 0;
   try {
-    const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+    const page = browser.pages()[0] ?? (await browser.newPage());
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(`http://localhost:${port}/`);
+    await page.goto(`${url}/`);
     for (const step of steps) {
       try {
         await step.run(page);
@@ -166,14 +195,17 @@ async function main(): Promise<void> {
         break;
       }
     }
-    await page.screenshot({ path: `${artifacts}demo.png`, fullPage: true });
+    await page.screenshot({ path: `${artifacts}demo-e2e.png`, fullPage: true });
     if (errors.length > 0) {
       failed++;
       console.log(`✗ the page threw: ${errors.join('; ')}`);
     }
   } finally {
     await browser.close();
-    await new Promise<void>((resolve) => server.httpServer.close(() => resolve()));
+    rmSync(profile, { recursive: true, force: true });
+    const exit = once(child, 'exit');
+    child.kill('SIGTERM');
+    await exit;
   }
   console.log(`screenshots in ${artifacts}`);
   console.log(`${passed} passed, ${failed} failed`);

@@ -6,24 +6,35 @@ import {
   useContractOracle,
   useOracleSessions,
   type BrowserTools,
+  type IWalletProps,
+  type SerializedUcan,
   type UIComponents,
 } from '@open-oracles/oracles-client-sdk';
-import type { OracleMockControl } from '@open-oracles/oracles-client-sdk/msw';
-import { useMemo, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { z } from 'zod';
 
-const wallet = {
-  address: 'ixo1demouser',
-  did: 'did:key:z6MkDemoUser',
-  matrix: { accessToken: 'demo', homeServer: 'http://matrix.demo' },
-};
+/** Where the demo's oracle lives and who the user is: the real local service, or the mocked one (MSW). */
+export interface DemoBackend {
+  /** `real`: the local server through Vite's proxy; `msw`: the SDK's mock kit in a service worker. */
+  kind: 'real' | 'msw';
+  oracleDid: string;
+  chainRestUrl: string;
+  wallet: IWalletProps;
+  createDelegation: (oracleDid: string) => Promise<SerializedUcan>;
+  createInvocation: (oracleDid: string) => Promise<SerializedUcan>;
+  /** MSW only: makes the mocked oracle answer 402 (the real one does when the user's credits run out). */
+  setOutOfCredits?: (on: boolean) => void;
+}
 
-// The demo mints stand-in tokens; a real app calls its wallet's UCAN signer here.
-const token = (kind: string) => (oracleDid: string) =>
-  Promise.resolve({
-    serialized: btoa(`${kind}:${wallet.did}->${oracleDid}`),
-    expiresAt: Date.now() + 3_600_000,
+/** A stand-in transaction: a random hash, as a wallet would return after broadcasting (the demo pays nothing). */
+const transactSignX = (): Promise<{ transactionHash: string }> => {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return Promise.resolve({
+    transactionHash: Array.from(bytes, (b) => b.toString(16).padStart(2, '0'))
+      .join('')
+      .toUpperCase(),
   });
+};
 
 const uiComponents: UIComponents = {
   WeatherCard: ({ city, temperature }: { city: string; temperature: number }) => (
@@ -173,10 +184,19 @@ function Sessions({
   onPick,
 }: {
   oracleDid: string;
-  current: string;
+  current: string | undefined;
   onPick: (id: string) => void;
 }): ReactNode {
   const { sessions, createSession, deleteSession, isLoading } = useOracleSessions(oracleDid);
+  // Opens the newest chat, or starts one for a user who has none yet.
+  const started = useRef(false);
+  useEffect(() => {
+    if (current !== undefined || isLoading || started.current) return;
+    started.current = true;
+    const newest = sessions[0];
+    if (newest) onPick(newest.sessionId);
+    else void createSession('First chat').then((s) => onPick(s.sessionId));
+  }, [current, isLoading, sessions, createSession, onPick]);
   return (
     <aside className="sessions">
       <button onClick={() => void createSession().then((s) => onPick(s.sessionId))}>+ New chat</button>
@@ -196,36 +216,48 @@ function Sessions({
 }
 
 /** The demo: sessions, chat with streaming, a browser tool, an agent-UI action, a component, a paywall. */
-export function App({ oracle }: { oracle: OracleMockControl }): ReactNode {
-  const [sessionId, setSessionId] = useState('welcome');
+export function App({
+  backend,
+  initialSessionId,
+}: {
+  backend: DemoBackend;
+  initialSessionId?: string;
+}): ReactNode {
+  const [sessionId, setSessionId] = useState<string | undefined>(initialSessionId);
   const [broke, setBroke] = useState(false);
-  const createDelegation = useMemo(() => token('delegation'), []);
-  const createInvocation = useMemo(() => token('invocation'), []);
+  const { setOutOfCredits } = backend;
   return (
     <OraclesProvider
-      initialWallet={wallet}
-      transactSignX={() => Promise.resolve({ transactionHash: 'DEADBEEF'.repeat(8) })}
-      createDelegation={createDelegation}
-      createInvocation={createInvocation}
-      chainRestUrl={oracle.chainRestUrl}
+      initialWallet={backend.wallet}
+      transactSignX={transactSignX}
+      createDelegation={backend.createDelegation}
+      createInvocation={backend.createInvocation}
+      chainRestUrl={backend.chainRestUrl}
     >
       <main>
         <h1>Oracle client SDK demo</h1>
-        <label className="toggle">
-          <input
-            type="checkbox"
-            checked={broke}
-            data-testid="out-of-credits"
-            onChange={(e) => {
-              setBroke(e.target.checked);
-              oracle.setPaymentRequired(e.target.checked ? ['claim-demo-1'] : false);
-            }}
-          />
-          Out of credits (the oracle answers 402)
-        </label>
+        <p className="backend" data-testid="backend">
+          {backend.kind === 'real'
+            ? 'Oracle: the local service (real UCANs signed in this tab for a development user)'
+            : 'Oracle: mocked in the browser (MSW)'}
+        </p>
+        {setOutOfCredits && (
+          <label className="toggle">
+            <input
+              type="checkbox"
+              checked={broke}
+              data-testid="out-of-credits"
+              onChange={(e) => {
+                setBroke(e.target.checked);
+                setOutOfCredits(e.target.checked);
+              }}
+            />
+            Out of credits (the oracle answers 402)
+          </label>
+        )}
         <div className="layout">
-          <Sessions oracleDid={oracle.oracleDid} current={sessionId} onPick={setSessionId} />
-          <Chat key={sessionId} oracleDid={oracle.oracleDid} sessionId={sessionId} />
+          <Sessions oracleDid={backend.oracleDid} current={sessionId} onPick={setSessionId} />
+          {sessionId && <Chat key={sessionId} oracleDid={backend.oracleDid} sessionId={sessionId} />}
         </div>
       </main>
     </OraclesProvider>

@@ -1,7 +1,8 @@
 import { createOracleHandlers, type MockStep } from '@open-oracles/oracles-client-sdk/msw';
 
 /**
- * The demo's oracle, mocked in the browser by msw's service worker (phase 1; the real server comes next).
+ * The demo's oracle mocked in the browser by msw's service worker (`npm run demo:msw`; `npm run demo` uses the
+ * real local service).
  * What it answers depends on the words of the message, like the server's scripted model.
  */
 export const oracle = createOracleHandlers({

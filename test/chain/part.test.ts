@@ -34,6 +34,19 @@ describe('chain part in the app', () => {
     expect((await app.request.get('/nothing-here')).status).toBe(404);
   });
 
+  it('regression: on a random port (0) the embedded fixture node advertised http://localhost:0, not the real port', async () => {
+    await using app = await startTestApp({ env: { ENABLED_PARTS: 'chain' } });
+    const res = await app.request.get(`/ixo/entity/${ORACLE}/iiddocument`);
+    expect(res.status).toBe(200);
+    const base = `http://localhost:${app.server.port}`;
+    expect((res.body as { iidDocument: { service: unknown[] } }).iidDocument.service).toEqual([
+      { id: `${ORACLE}#api`, type: 'oracleService', serviceEndpoint: base },
+      { id: `${ORACLE}#ws`, type: 'wsService', serviceEndpoint: base },
+    ]);
+    expect(app.server.port).toBeGreaterThan(0);
+    expect((await fetch(`${base}/health`)).status).toBe(200);
+  });
+
   it('CHAIN_GRPC_URL mode (part factory alone): queries that node, with the prefix and legacy alias', async () => {
     const node = await startFixtureNode({ publicBaseUrl: TEST_PUBLIC_BASE_URL });
     try {

@@ -784,6 +784,8 @@ function mergePart(old: IComponentMetadata | undefined, next: IComponentMetadata
   if (!old) return next;
   const settled = old.props.status === 'done' || old.props.status === 'error';
   const props = { ...old.props, ...next.props };
+  // The service reports a browser tool's progress with tool_call events too: it stays a browser tool.
+  if (old.props.kind === 'browser_tool' && next.props.kind === 'tool') props.kind = 'browser_tool';
   if (Object.keys(next.props.args).length === 0) props.args = old.props.args;
   if (settled && next.props.status === 'isRunning') {
     props.status = old.props.status;

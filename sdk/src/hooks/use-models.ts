@@ -3,6 +3,7 @@ import { useOraclesContext } from '../context/oracles-context.js';
 import { useQuery } from '../store/use-query.js';
 import type { OracleOverrides } from '../types.js';
 import { useOracleHttp } from './use-oracle-http.js';
+import { useOraclesConfig } from './use-oracles-config.js';
 
 /** What {@link useModels} returns. */
 export interface UseModelsResult {
@@ -23,6 +24,7 @@ export interface UseModelsResult {
 export function useModels(oracleDid: string, overrides?: OracleOverrides): UseModelsResult {
   const { cache } = useOraclesContext();
   const http = useOracleHttp(oracleDid, overrides);
+  const config = useOraclesConfig(oracleDid, overrides);
   const query = useQuery(
     cache,
     ['oracle-models', oracleDid, http?.baseUrl ?? null],
@@ -35,7 +37,8 @@ export function useModels(oracleDid: string, overrides?: OracleOverrides): UseMo
   return {
     models: query.data?.models ?? [],
     defaultModel: query.data?.default,
-    isLoading: query.isLoading,
-    error: query.error,
+    // Loading until the list arrives, the oracle's config resolution included.
+    isLoading: query.isLoading || (config.isLoading && config.error === undefined),
+    error: query.error ?? config.error,
   };
 }

@@ -4,6 +4,7 @@ import { useOraclesContext } from '../context/oracles-context.js';
 import { useQuery } from '../store/use-query.js';
 import type { OracleOverrides } from '../types.js';
 import { useOracleHttp } from './use-oracle-http.js';
+import { useOraclesConfig } from './use-oracles-config.js';
 
 /** What {@link useOracleSessions} returns. */
 export interface UseOracleSessionsResult {
@@ -37,6 +38,7 @@ export function useOracleSessions(
 ): UseOracleSessionsResult {
   const { cache } = useOraclesContext();
   const http = useOracleHttp(oracleDid, options.overrides);
+  const config = useOraclesConfig(oracleDid, options.overrides);
   const limit = options.pageSize ?? 20;
   const [pages, setPages] = useState(1);
   const query = useQuery<SessionPage>(
@@ -83,8 +85,9 @@ export function useOracleSessions(
   return {
     sessions,
     total,
-    isLoading: query.isLoading,
-    error: query.error,
+    // Loading until the first page arrives, the oracle's config resolution included (no empty-list flash).
+    isLoading: query.isLoading || (config.isLoading && config.error === undefined),
+    error: query.error ?? config.error,
     createSession,
     deleteSession,
     hasNextPage: sessions.length < total,
