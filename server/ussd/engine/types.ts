@@ -37,6 +37,8 @@ export interface EngineResult {
   session: UssdSession | undefined;
   /** The text the reply answers, typed values masked: what a retry of this request is compared with. */
   processedText: string;
+  /** The request named no session the engine could continue (its reply is the session-expired END). */
+  expired?: boolean;
 }
 
 /** Turns one validated request and its stored session (if any) into a reply and the next session. */

@@ -1,7 +1,7 @@
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
 import type { ApiError } from '../../../contracts/errors.js';
-import { ussdContract } from '../../../contracts/ussd.js';
+import { USSD_SESSION_ID_MAX, ussdContract } from '../../../contracts/ussd.js';
 import { maskPhone } from '../../logger.js';
 import { ussdBodyParsers } from './body-parsers.js';
 import type { UssdSession } from '../engine/types.js';
@@ -25,6 +25,12 @@ const s = initServer();
 function sendPlain(res: Response, error: UssdError): void {
   res.locals.ussdOutcome = error.answer.outcome;
   res.status(200).type('text/plain').send(error.answer.reply);
+}
+
+/** The session id of a body that failed validation, when it is one a session can have. */
+function sessionIdOf(body: unknown): string | undefined {
+  const id = (body as { sessionId?: unknown } | null | undefined)?.sessionId;
+  return typeof id === 'string' && id.length > 0 && id.length <= USSD_SESSION_ID_MAX ? id : undefined;
 }
 
 function apiError(res: Response, status: number, code: ApiError['code'], message: string): void {
@@ -107,9 +113,26 @@ export function createUssdRouter(deps: UssdRouterDeps): Router {
   createExpressEndpoints(ussdContract, routes, router, {
     logInitialization: false,
     requestValidationErrorHandler: (err, req, res) => {
-      if (req.tsRestRoute === ussdContract.session) {
-        sendPlain(res, new UssdError('invalid_input', 'request failed validation', { cause: err }));
-      } else apiError(res, 400, 'bad_request', 'Invalid request parameters.');
+      if (req.tsRestRoute !== ussdContract.session) {
+        apiError(res, 400, 'bad_request', 'Invalid request parameters.');
+        return;
+      }
+      const error = new UssdError('invalid_input', 'request failed validation', { cause: err });
+      // The reply is an END, which closes the session at the telecom gateway: close ours too (spec 3).
+      const sessionId = sessionIdOf(req.body);
+      if (sessionId === undefined) {
+        sendPlain(res, error);
+        return;
+      }
+      void flow
+        .close(sessionId)
+        .catch((closeErr: unknown) => {
+          res.locals.logger.warn(
+            { err: closeErr, sessionId },
+            'ussd: closing the session after invalid input failed',
+          );
+        })
+        .finally(() => sendPlain(res, error));
     },
   });
 

@@ -26,6 +26,11 @@ export interface SessionFlowDeps {
 /** One validated USSD request in, its reply out. Throws when a store or the engine fails. */
 export interface SessionFlow {
   handle(request: UssdRequest): Promise<UssdReply>;
+  /**
+   * Closes a session that was answered with an `END` outside the flow (the invalid-input reply): the next
+   * request with text for it is told the session expired, and an empty text starts afresh.
+   */
+  close(sessionId: string): Promise<void>;
 }
 
 /**
@@ -34,8 +39,9 @@ export interface SessionFlow {
  * (the caller answers with an END). Requests of one session are serialised in this process, so a retry
  * that arrives while the original still runs waits for it.
  *
- * Retries (the telecom gateway resending the same `text` after a timeout) of a live session are the
- * engine's to answer. A retry of a session's final request finds no session; it gets the short-lived ended
+ * Every `END` closes the session: an engine END deletes it here, a failure deletes it below, and the
+ * router closes it ({@link SessionFlow.close}) when it answers the invalid-input END. Retries (the telecom
+ * gateway resending the same `text` after a timeout) of a live session are the engine's to answer. A retry of a session's final request finds no session; it gets the short-lived ended
  * reply kept here instead of starting over.
  */
 export function createSessionFlow(deps: SessionFlowDeps): SessionFlow {
@@ -52,7 +58,10 @@ export function createSessionFlow(deps: SessionFlowDeps): SessionFlow {
       if (typeof last?.processedText === 'string' && isRepeatOf(last.processedText, text)) return last.reply;
     }
     const result = await engine.handle(request, session);
-    if (result.session === undefined || result.reply.startsWith('END ')) {
+    if (result.expired === true) {
+      // Nothing was applied: keep any final reply of the session for its retries, drop what did not fit.
+      if (session !== undefined) await sessions.delete(sessionId);
+    } else if (result.session === undefined || result.reply.startsWith('END ')) {
       await Promise.all([
         sessions.delete(sessionId),
         ended.set(sessionId, { processedText: result.processedText, reply: result.reply }, endedTtl),
@@ -74,5 +83,8 @@ export function createSessionFlow(deps: SessionFlowDeps): SessionFlow {
     }
   };
 
-  return { handle: (request) => mutex.run(request.sessionId, () => runOrDrop(request)) };
+  return {
+    handle: (request) => mutex.run(request.sessionId, () => runOrDrop(request)),
+    close: (sessionId) => mutex.run(sessionId, () => sessions.delete(sessionId)),
+  };
 }
