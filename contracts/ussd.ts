@@ -79,7 +79,7 @@ export const SessionList = z.object({
 export type SessionList = z.infer<typeof SessionList>;
 
 const operatorHeaders = z.object({
-  /** `Bearer <OPERATOR_TOKEN>`; required in production. */
+  /** `Bearer <OPERATOR_TOKEN>`; required when OPERATOR_TOKEN is set (else only direct loopback callers are answered). */
   authorization: z.string().optional(),
 });
 

@@ -1,7 +1,7 @@
 import type { Part, PartContext } from '../part.js';
 import type { UssdEngine, UssdSession } from './engine/types.js';
 import { createUssdMetrics } from './http/metrics.js';
-import { createOperatorAuth } from './http/operator-auth.js';
+import { createOperatorAuth } from '../operator-auth.js';
 import { createUssdRateLimit } from './http/rate-limit.js';
 import { createUssdRouter } from './http/router.js';
 import { createSessionFlow, type EndedReply } from './session/session-flow.js';

@@ -72,7 +72,7 @@ export function createUssdRouter(deps: UssdRouterDeps): Router {
       },
     },
     debug: {
-      middleware: [metrics.track('debug'), rateLimit, operatorAuth],
+      middleware: [metrics.track('debug'), operatorAuth],
       handler: async ({ params, res }) => {
         const [session, activeSessions] = await Promise.all([
           sessions.get(params.sessionId),
@@ -101,7 +101,7 @@ export function createUssdRouter(deps: UssdRouterDeps): Router {
       },
     },
     sessions: {
-      middleware: [metrics.track('sessions'), rateLimit, operatorAuth],
+      middleware: [metrics.track('sessions'), operatorAuth],
       handler: async () => {
         const activeSessions = await sessions.list();
         return { status: 200, body: { activeSessions, count: activeSessions.length } };
