@@ -37,6 +37,8 @@ export function createUssdGateway(ctx: PartContext, options: UssdGatewayOptions)
     metrics: createUssdMetrics(ctx.metrics, async () => (await sessions.list()).length, ctx.logger),
     rateLimit: createUssdRateLimit({
       perMinute: ctx.config.USSD_RATE_LIMIT_PER_MINUTE,
+      key: ctx.config.USSD_RATE_LIMIT_KEY,
+      allowlist: ctx.config.USSD_RATE_LIMIT_ALLOWLIST,
       redis: ctx.redis,
       redisPrefix: `${prefix}rl:`,
       logger: ctx.logger,

@@ -3,7 +3,7 @@ import { Router, type ErrorRequestHandler, type RequestHandler, type Response } 
 import type { ApiError } from '../../../contracts/errors.js';
 import { USSD_SESSION_ID_MAX, ussdContract } from '../../../contracts/ussd.js';
 import { maskPhone } from '../../logger.js';
-import { ussdBodyParsers } from './body-parsers.js';
+import { raiseBodyError, ussdBodyParsers } from './body-parsers.js';
 import type { UssdSession } from '../engine/types.js';
 import { UssdError } from '../ussd-error.js';
 import type { UssdMetrics } from './metrics.js';
@@ -25,6 +25,13 @@ const s = initServer();
 function sendPlain(res: Response, error: UssdError): void {
   res.locals.ussdOutcome = error.answer.outcome;
   res.status(200).type('text/plain').send(error.answer.reply);
+}
+
+/** Body-parser errors (raw-body) of a body shorter than its Content-Length, or a client that went away. */
+const CUT_SHORT_TYPES = new Set(['request.aborted', 'request.size.invalid']);
+function isCutShort(err: unknown): boolean {
+  const type = (err as { type?: unknown } | null)?.type;
+  return typeof type === 'string' && CUT_SHORT_TYPES.has(type);
 }
 
 /** The session id of a body that failed validation, when it is one a session can have. */
@@ -49,7 +56,7 @@ export function createUssdRouter(deps: UssdRouterDeps): Router {
 
   const routes = s.router(ussdContract, {
     session: {
-      middleware: [metrics.track('session'), rateLimit, ...ussdBodyParsers()],
+      middleware: [metrics.track('session'), ...ussdBodyParsers(), rateLimit, raiseBodyError],
       handler: async ({ body, res }) => {
         try {
           const reply = await flow.handle(body);
@@ -149,9 +156,20 @@ export function createUssdRouter(deps: UssdRouterDeps): Router {
       apiError(res, 503, 'unavailable', 'Session store unavailable; retry later.');
       return;
     }
-    if (error.code !== 'invalid_input') {
+    if (isCutShort(err)) {
+      // The client's fault (it went away, or sent less than its Content-Length): not a server failure.
+      res.locals.logger.info(
+        {
+          type: (err as { type?: unknown }).type,
+          expected: (err as { expected?: unknown }).expected,
+          received: (err as { received?: unknown }).received,
+        },
+        'ussd: request body cut short by the client',
+      );
+    } else if (error.code !== 'invalid_input') {
       res.locals.logger.error({ err: error.cause ?? error, code: error.code }, 'ussd request failed');
     }
+    if (!res.writable) return;
     sendPlain(res, error);
   };
   router.use(onError);
