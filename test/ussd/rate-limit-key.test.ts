@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from '../../server/config.js';
 import { createLogger } from '../../server/logger.js';
 import { createAddressList } from '../../server/ussd/http/address-list.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { hasRedisServer, startOwnRedis } from '../helpers/own-redis.js';
+import { hasRedisServer, startOwnRedis } from './support/own-redis.js';
 import { scriptedUssdPart } from '../helpers/scripted-test-engine.js';
 import { ussdBody } from '../helpers/ussd-dialog.js';
 
