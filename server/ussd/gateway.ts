@@ -30,6 +30,7 @@ export function createUssdGateway(ctx: PartContext, options: UssdGatewayOptions)
     sessions,
     ended,
     ttlSeconds: ctx.config.USSD_SESSION_TTL_SECONDS,
+    logger: ctx.logger,
   });
   const router = createUssdRouter({
     flow,

@@ -4,6 +4,7 @@ import type { Logger } from '../../logger.js';
 import type { AccountService } from '../accounts/accounts.js';
 import type { SecretHasher } from '../crypto/secret-hash.js';
 import type { AnyActionHandler } from './action-types.js';
+import { trackCommits } from './commit-tracker.js';
 import { cursorOf, dataOf, freshCursor, type Cursor } from './cursor.js';
 import { appendProcessed, newInput, segmentsOf } from './new-input.js';
 import { renderReply } from './render-screen.js';
@@ -75,7 +76,9 @@ export function createUssdEngine(deps: UssdEngineDeps): UssdEngine {
     processed: string,
     segments: readonly string[],
   ): Promise<EngineResult> => {
-    const turn: Turn = { tree, actions, accounts, secrets, logger, request, cursor };
+    let committed = false;
+    const tracked = trackCommits(accounts, () => (committed = true));
+    const turn: Turn = { tree, actions, accounts: tracked, secrets, logger, request, cursor };
     // Masked in processedText: what an input took as a typed value, and what was never applied.
     const typed = segments.map(() => true);
     for (const [i, segment] of segments.entries()) {
@@ -84,7 +87,8 @@ export function createUssdEngine(deps: UssdEngineDeps): UssdEngine {
       if (result.next === 'end') break;
     }
     logger.debug({ sessionId: request.sessionId, state: cursor.node }, 'ussd step');
-    return finish(request, cursor, appendProcessed(processed, segments, typed));
+    const result = finish(request, cursor, appendProcessed(processed, segments, typed));
+    return committed ? { ...result, committed } : result;
   };
 
   return {
