@@ -14,6 +14,12 @@ export const USSD_INVALID_INPUT_REPLY = 'END Invalid input. Please try again.';
 /** Reply sent when the server or database fails while handling a request (spec section 7 A), exactly. */
 export const USSD_UNAVAILABLE_REPLY = 'END Service temporarily unavailable. Please try again later.';
 
+/**
+ * Reply to a request with non-empty `text` for a session this gateway does not know (expired, ended, or
+ * lost): nothing in the text is applied, the session is closed, and the user's next dial starts afresh.
+ */
+export const USSD_SESSION_EXPIRED_REPLY = 'END Your session has expired. Please dial again.';
+
 /** A USSD service code: starts with `*`, digits separated by `*`, ends with `#` (e.g. `*384*123#`). */
 export const ServiceCode = z.string().regex(/^\*\d+(?:\*\d+)*#$/, 'serviceCode must look like *384*123#');
 
@@ -73,7 +79,7 @@ export const SessionList = z.object({
 export type SessionList = z.infer<typeof SessionList>;
 
 const operatorHeaders = z.object({
-  /** `Bearer <OPERATOR_TOKEN>`; required in production. */
+  /** `Bearer <OPERATOR_TOKEN>`; required when OPERATOR_TOKEN is set (else only direct loopback callers are answered). */
   authorization: z.string().optional(),
 });
 
@@ -87,7 +93,10 @@ export const ussdContract = c.router(
       description:
         'Called by the telecom gateway once per user input. Accepts JSON or application/x-www-form-urlencoded. ' +
         `Every validation failure answers 200 "${USSD_INVALID_INPUT_REPLY}"; a server or database failure answers 200 ` +
-        `"${USSD_UNAVAILABLE_REPLY}".`,
+        `"${USSD_UNAVAILABLE_REPLY}". Non-empty text for an unknown or expired session answers ` +
+        `"${USSD_SESSION_EXPIRED_REPLY}" and applies nothing; empty text is always a new dial (top menu, logged out). ` +
+        'Every END reply closes the session. More than USSD_RATE_LIMIT_PER_MINUTE requests a minute from one ' +
+        'client (100 by default) answer 429.',
       body: UssdRequest,
       metadata: { formEncoded: true } as const,
       responses: {

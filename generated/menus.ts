@@ -84,6 +84,7 @@ export type MessageKey =
   | 'languageChanged'
   | 'loggedIn'
   | 'loggedOut'
+  | 'phoneRebound'
   | 'pinChanged'
   | 'pinFormat'
   | 'pinMismatch'
@@ -97,7 +98,8 @@ export type Placeholder =
   | 'customerId'
   | 'email'
   | 'language'
-  | 'name';
+  | 'name'
+  | 'previousId';
 
 /** A value an input saves for later steps (`save:`). */
 export type FormField =
@@ -733,8 +735,8 @@ export const menuTree: MenuTree = {
         ],
         "sw": [
           "Usimwambie mtu yeyote PIN yako, hata wafanyakazi wetu.",
-          "Usichague PIN rahisi kukisia, kama 11111 au 12345. Ukidhani mtu anajua PIN yako, ibadilishe mara moja kwenye",
-          "Huduma."
+          "Usichague PIN rahisi kukisia, kama 11111 au 12345. Ukidhani mtu anajua PIN yako, ibadilishe mara moja",
+          "kwenye Huduma."
         ]
       }
     },
@@ -921,6 +923,10 @@ export const menuTree: MenuTree = {
       "en": "You are logged out.",
       "sw": "Umetoka kwenye akaunti."
     },
+    "phoneRebound": {
+      "en": "Old account {previousId} still opens by its ID.",
+      "sw": "Akaunti {previousId} bado ipo kwa nambari yake."
+    },
     "pinChanged": {
       "en": "Your PIN has been changed.",
       "sw": "PIN yako imebadilishwa."
@@ -951,7 +957,8 @@ export const menuTree: MenuTree = {
     "customerId": 9,
     "email": 60,
     "language": 9,
-    "name": 60
+    "name": 60,
+    "previousId": 9
   },
   "start": "preMenu",
   "system": {

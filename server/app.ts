@@ -1,5 +1,6 @@
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import type { ApiError } from '../contracts/errors.js';
+import { createOperatorAuth } from './operator-auth.js';
 import type { Part, PartContext } from './part.js';
 import { requestContext } from './request-context.js';
 import { createSystemRouter } from './system-router.js';
@@ -27,7 +28,8 @@ export function createApp({ ctx, parts }: AppOptions): Express {
   for (const part of parts) app.use(part.router);
   app.use(createSystemRouter(ctx, parts));
 
-  app.get('/metrics', (_req, res, next) => {
+  // An operator surface: OPERATOR_TOKEN, or a direct loopback connection when none is set.
+  app.get('/metrics', createOperatorAuth(ctx.config), (_req, res, next) => {
     ctx.metrics
       .metrics()
       .then((text) => res.type(ctx.metrics.contentType).send(text))

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /** The parts of the service this build can serve: spec parts A, B, and C's agent service (with D's plugins). */
@@ -16,6 +17,15 @@ const bool = (fallback: boolean) =>
     .enum(['true', 'false', '1', '0', ''])
     .optional()
     .transform((v) => (v === undefined || v === '' ? fallback : v === 'true' || v === '1'));
+
+/** An IP address, or a network in CIDR notation (`10.0.0.0/8`, `2001:db8::/32`). */
+function isAddressOrCidr(value: string): boolean {
+  const [address = '', bits, ...rest] = value.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
 
 /** Comma-separated list; empty items dropped. */
 const list = z
@@ -67,6 +77,19 @@ export const EnvSchema = z.object({
   // --- USSD gateway (part A) ---
   USSD_SESSION_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(180),
   USSD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(100),
+  /** What one rate-limit budget belongs to: the client IP (spec), the phone number, or the pair. */
+  USSD_RATE_LIMIT_KEY: z
+    .enum(['ip', 'phone', 'ip+phone', ''])
+    .optional()
+    .transform((v): 'ip' | 'phone' | 'ip+phone' => (v === undefined || v === '' ? 'ip' : v)),
+  /** Gateway addresses or CIDRs exempt from the per-IP limit, e.g. `196.201.214.0/24,10.0.0.5`. */
+  USSD_RATE_LIMIT_ALLOWLIST: list.pipe(
+    z.array(
+      z
+        .string()
+        .refine(isAddressOrCidr, 'an IPv4 or IPv6 address, or a CIDR like 196.201.214.0/24 or 2001:db8::/32'),
+    ),
+  ),
   OPERATOR_TOKEN: optionalSecret,
   PIN_ENCRYPTION_KEY: optionalSecret,
   PIN_ENCRYPTION_KEY_ID: z

@@ -4,6 +4,7 @@ import { checkOptionKeys } from './check-option-keys.js';
 import { checkPlaceholders } from './check-placeholders.js';
 import { checkReachable } from './check-reachable.js';
 import { checkReferences } from './check-references.js';
+import { checkTextLength } from './check-text-length.js';
 import { compileTree } from './compile-tree.js';
 import { emitMenusTs } from './emit-menus-ts.js';
 import { loadModel } from './load-model.js';
@@ -46,6 +47,8 @@ export async function generateMenus(opts: GenerateMenusOptions): Promise<void> {
   checkReachable(model, errors);
   errors.throwIfAny();
   const compiled = compileTree(model, errors);
+  errors.throwIfAny();
+  checkTextLength(compiled.tree, model, errors);
   errors.throwIfAny();
   await mkdir(opts.outDir, { recursive: true });
   await writeFile(

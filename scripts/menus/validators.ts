@@ -19,3 +19,16 @@ export const VALIDATORS = {
 export type ValidatorName = keyof typeof VALIDATORS;
 
 export const VALIDATOR_NAMES = Object.keys(VALIDATORS).sort() as [ValidatorName, ...ValidatorName[]];
+
+/**
+ * A shortest value each check accepts: what the generator counts for an input when it measures the
+ * shortest accumulated `text` of a flow (check-text-length.ts). test/menus/text-length.test.ts holds each
+ * one to the engine's check, which must accept it.
+ */
+export const VALIDATOR_SHORTEST: Readonly<Record<ValidatorName, string>> = {
+  fullName: 'Al',
+  email: 'a@b.c',
+  pin: '13579',
+  newPin: '13579',
+  customerId: 'C12345678',
+};

@@ -1,7 +1,7 @@
 import type { Part, PartContext } from '../part.js';
 import type { UssdEngine, UssdSession } from './engine/types.js';
 import { createUssdMetrics } from './http/metrics.js';
-import { createOperatorAuth } from './http/operator-auth.js';
+import { createOperatorAuth } from '../operator-auth.js';
 import { createUssdRateLimit } from './http/rate-limit.js';
 import { createUssdRouter } from './http/router.js';
 import { createSessionFlow, type EndedReply } from './session/session-flow.js';
@@ -30,6 +30,7 @@ export function createUssdGateway(ctx: PartContext, options: UssdGatewayOptions)
     sessions,
     ended,
     ttlSeconds: ctx.config.USSD_SESSION_TTL_SECONDS,
+    logger: ctx.logger,
   });
   const router = createUssdRouter({
     flow,
@@ -37,6 +38,8 @@ export function createUssdGateway(ctx: PartContext, options: UssdGatewayOptions)
     metrics: createUssdMetrics(ctx.metrics, async () => (await sessions.list()).length, ctx.logger),
     rateLimit: createUssdRateLimit({
       perMinute: ctx.config.USSD_RATE_LIMIT_PER_MINUTE,
+      key: ctx.config.USSD_RATE_LIMIT_KEY,
+      allowlist: ctx.config.USSD_RATE_LIMIT_ALLOWLIST,
       redis: ctx.redis,
       redisPrefix: `${prefix}rl:`,
       logger: ctx.logger,

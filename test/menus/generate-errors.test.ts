@@ -41,6 +41,7 @@ describe('generateMenus refuses wrong menus, naming file, node and line', () => 
       'error-option-too-long',
       'error-prompt-too-long',
       'error-reserved-key',
+      'error-text-too-long',
       'error-undeclared-placeholder',
       'error-unknown-field',
       'error-unknown-next',

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { USSD_SESSION_EXPIRED_REPLY } from '../../contracts/ussd.js';
 import { engineDialer, TEST_PHONE } from '../helpers/engine-dialer.js';
 
 const PRE_MENU = 'CON Welcome to Open Oracles\n1. Know More\n2. Account\n*. Exit';
@@ -133,38 +134,41 @@ describe('USSD engine: retries, diverging text and unknown sessions', () => {
     expect(await d.send('1*2*0')).toBe(`CON ${KNOW_MORE}`);
   });
 
-  it('replays an unknown session’s text as navigation from preMenu', async () => {
+  it('answers a PIN typed after expiry with the session-expired END, not as a menu choice (issue 14)', async () => {
     const d = engineDialer();
-    expect(await d.send('1*2')).toBe(
-      'CON Accounts and PINs\n1. Opening an account\n2. Keeping your PIN safe\n3. Locked accounts\n0. Back\n*. Exit',
-    );
+    // An unknown session with text: nothing applied, no session, no account call beyond none at all.
+    for (const text of ['24680', '1*2', '2*2*Jane Doe*00*24680*24680', '1**']) {
+      expect(await d.send(text)).toBe(USSD_SESSION_EXPIRED_REPLY);
+      expect(d.sessions.size).toBe(0);
+    }
+    expect(d.accounts.calls).toEqual([]);
+    // The next dial starts afresh.
+    expect(await d.send('')).toMatch(/^CON Welcome to Open Oracles\n/);
+    expect(d.session()).toMatchObject({ state: 'preMenu', processedText: '' });
+  });
+
+  it('treats an empty text on a live session as a new dial: top menu, fresh context, logged out', async () => {
+    const d = engineDialer();
+    await d.send('');
+    await d.send('1*2');
     expect(d.session()).toMatchObject({ state: 'knowMoreAccounts', processedText: '1*2' });
-  });
-
-  it('stops an unknown session’s replay before free input or an action, so nothing it never saw has an effect', async () => {
-    const d = engineDialer();
-    expect(await d.send('2*2*Jane Doe*00*24680*24680')).toBe('CON Enter your full name:\n0. Back\n*. Exit');
-    // What was not applied is kept only as its shape (masked), never as the values.
-    expect(d.session()).toMatchObject({ state: 'createName', processedText: '2*2*••••••••*••*•••••*•••••' });
-    expect(d.session()?.data).toMatchObject({ form: {}, secrets: {} });
-    // Log in (2*1) is an action: the replay stops at the Account menu.
-    expect(await d.send('2*1*C22222222*24680', { sessionId: 's2' })).toBe(
-      'CON Account\n1. Log in\n2. Create an account\n0. Back\n*. Exit',
+    d.sessions.set(
+      's1',
+      JSON.stringify({
+        ...d.session(),
+        isAuthenticated: true,
+        data: { ...d.session()?.data, customerId: 'C22222222' },
+      }),
     );
-    expect(d.accounts.calls.filter((c) => !['findByPhone', 'recordPhoneVisit'].includes(c))).toEqual([]);
-    // The next input is applied to the screen the user now sees.
-    expect(await d.send('2*2*Jane Doe*00*24680*24680*J')).toBe(
-      'CON Use 2 to 60 letters for your name.\n\nEnter your full name:\n0. Back\n*. Exit',
-    );
+    expect(await d.send('')).toBe(PRE_MENU);
+    expect(d.session()).toMatchObject({ state: 'preMenu', processedText: '', isAuthenticated: false });
+    expect(d.session()?.data).toMatchObject({ history: [], form: {}, secrets: {} });
+    expect(d.session()?.data['customerId']).toBeUndefined();
+    // And the new dial's inputs are read from the top menu.
+    expect(await d.send('1')).toBe(`CON ${KNOW_MORE}`);
   });
 
-  it('ends an unknown session whose text exits, without creating a session', async () => {
-    const d = engineDialer();
-    expect(await d.send('1**')).toBe(GOODBYE);
-    expect(d.sessions.size).toBe(0);
-  });
-
-  it('starts afresh when a stored session belongs to another phone number (no borrowed login)', async () => {
+  it('answers a stored session of another phone number as expired (no borrowed login)', async () => {
     const d = engineDialer();
     await d.send('');
     d.sessions.set(
@@ -175,19 +179,23 @@ describe('USSD engine: retries, diverging text and unknown sessions', () => {
         data: { ...d.session()?.data, customerId: 'C22222222' },
       }),
     );
-    expect(await d.send('1', { phoneNumber: '+254700000999' })).toBe(`CON ${KNOW_MORE}`);
+    expect(await d.send('1', { phoneNumber: '+254700000999' })).toBe(USSD_SESSION_EXPIRED_REPLY);
+    expect(d.session()).toBeUndefined();
+    // That phone's dial starts its own session, logged out.
+    await d.send('', { phoneNumber: '+254700000999' });
     expect(d.session()).toMatchObject({ phoneNumber: '+254700000999', isAuthenticated: false });
     expect(d.session()?.data['customerId']).toBeUndefined();
   });
 
-  it('starts afresh when the stored data does not fit (an older format, or a node the menus dropped)', async () => {
+  it('answers a stored session that does not fit (an older format, or a node the menus dropped) as expired', async () => {
     const d = engineDialer();
     await d.send('');
-    d.sessions.set('s1', JSON.stringify({ ...d.session(), state: 'removedNode' }));
-    expect(await d.send('1')).toBe(`CON ${KNOW_MORE}`);
-    d.sessions.set('s1', JSON.stringify({ ...d.session(), data: { v: 0 } }));
-    // Replayed as navigation from preMenu: 1 (Know More), 1 (About).
-    expect(await d.send('1*1')).toMatch(/^CON Open Oracles connects you/);
-    expect(d.session()?.data).toMatchObject({ v: 1, history: [{ node: 'preMenu' }, { node: 'knowMore' }] });
+    const fresh = d.session();
+    d.sessions.set('s1', JSON.stringify({ ...fresh, state: 'removedNode' }));
+    expect(await d.send('1')).toBe(USSD_SESSION_EXPIRED_REPLY);
+    d.sessions.set('s1', JSON.stringify({ ...fresh, data: { v: 0 } }));
+    expect(await d.send('1')).toBe(USSD_SESSION_EXPIRED_REPLY);
+    expect(await d.send('')).toMatch(/^CON Welcome/);
+    expect(d.session()?.data).toMatchObject({ v: 1, history: [] });
   });
 });

@@ -79,8 +79,8 @@ const contentTypes = fc.constantFrom(
 
 /**
  * Texts of the recorded flows (test/flows/*.yaml), which reach every screen of the menus (flows.test.ts
- * checks it), each followed by a little random input: on a new session the engine replays them from the
- * top menu, so the fuzz reaches deep screens and not only the first two levels.
+ * checks it), each followed by a little random input. On a session of their own they are answered as an
+ * expired session (nothing applied); on the shared fuzz sessions they extend or diverge from live ones.
  */
 const flowTexts = [
   ...new Set((await loadFlows()).flatMap((f) => f.steps.map((s) => s.text)).filter((t) => !t.includes('{'))),
@@ -97,7 +97,7 @@ const validRequest = {
 /**
  * Bodies that pass validation but carry random input: these exercise the engine, not the validator. A few
  * session ids, so requests continue, retry and diverge from each other's sessions; and deep texts on a
- * session of their own, which the engine replays from the top menu.
+ * session of their own, which must get the session-expired END and change nothing.
  */
 const validBodies = fc.oneof(
   fc.record({

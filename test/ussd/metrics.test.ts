@@ -53,7 +53,7 @@ describe('GET /metrics (the app’s own registry)', () => {
     );
     expect(sample(text, 'ussd_active_sessions')).toBe(1);
 
-    for (let i = 0; i < 12; i++) await t.request.post('/api/ussd').send(ussdBody());
+    for (let i = 0; i < 16; i++) await t.request.post('/api/ussd').send(ussdBody());
     const later = (await t.request.get('/metrics').expect(200)).text;
     expect(sample(later, 'ussd_requests_total{route="session",outcome="rate_limited"}')).toBeGreaterThan(0);
   });

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { scriptedUssdPart } from '../helpers/scripted-test-engine.js';
@@ -30,6 +32,11 @@ describe('operator endpoints in production with OPERATOR_TOKEN set', () => {
     });
   });
   afterAll(() => t.close());
+
+  it('guards /metrics the same way', async () => {
+    await t.request.get('/metrics').expect(401);
+    await t.request.get('/metrics').set('authorization', `Bearer ${TOKEN}`).expect(200);
+  });
 
   it.each([
     ['no Authorization header', undefined],
@@ -71,34 +78,106 @@ describe('operator endpoints in production with OPERATOR_TOKEN set', () => {
   });
 });
 
-describe('operator endpoints in production without OPERATOR_TOKEN', () => {
-  it('do not exist: 404 not_found, whatever the header', async () => {
+/** A non-loopback address of this machine, so a test can reach the server as a remote caller would. */
+const externalAddress = Object.values(networkInterfaces())
+  .flat()
+  .find((i) => i !== undefined && !i.internal && i.family === 'IPv4')?.address;
+
+const OPERATOR_PATHS = (id: string): string[] => [`/api/ussd/debug/${id}`, '/api/ussd/sessions', '/metrics'];
+
+describe.each([
+  ['production', production],
+  ['development', { ENABLED_PARTS: 'ussd', NODE_ENV: 'development' }],
+  ['test', { ENABLED_PARTS: 'ussd', NODE_ENV: 'test' }],
+])('operator surfaces without OPERATOR_TOKEN in %s', (_env, env) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ parts: { ussd: scriptedUssdPart() }, db: 'none', env });
+  });
+  afterAll(() => t.close());
+
+  it('answer a direct loopback connection', async () => {
+    const id = await withSession(t);
+    for (const path of OPERATOR_PATHS(id)) await t.request.get(path).expect(200);
+  });
+
+  it.each([
+    ['X-Forwarded-For', '203.0.113.7'],
+    ['Forwarded', 'for=203.0.113.7'],
+    ['X-Real-IP', '203.0.113.7'],
+  ])(
+    'were open outside production: now 404 to a loopback request forwarded by a proxy (%s)',
+    async (header, value) => {
+      const id = await withSession(t);
+      for (const path of OPERATOR_PATHS(id)) {
+        const res = await t.request
+          .get(path)
+          .set(header, value)
+          .set('authorization', 'Bearer anything')
+          .expect(404);
+        expect(res.body).toEqual({
+          code: 'not_found',
+          message: 'No such route.',
+          requestId: res.headers['x-request-id'],
+        });
+      }
+    },
+  );
+
+  it.runIf(externalAddress)('answer 404 to a caller on another address', async () => {
+    const id = await withSession(t);
+    const base = `http://${externalAddress}:${t.server.port}`;
+    for (const path of OPERATOR_PATHS(id)) {
+      const res = await fetch(`${base}${path}`);
+      expect(res.status).toBe(404);
+      expect(((await res.json()) as { code: string }).code).toBe('not_found');
+    }
+    // The session endpoint stays open (it is restricted at the network layer).
+    const dial = await fetch(`${base}/api/ussd`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ussdBody()),
+    });
+    expect(dial.status).toBe(200);
+  });
+});
+
+describe('operator surfaces with OPERATOR_TOKEN outside production', () => {
+  it('need the token from loopback too, /metrics included', async () => {
     await using t = await startTestApp({
       parts: { ussd: scriptedUssdPart() },
       db: 'none',
-      env: production,
+      env: { ENABLED_PARTS: 'ussd', NODE_ENV: 'development', OPERATOR_TOKEN: TOKEN },
     });
     const id = await withSession(t);
-    for (const path of [`/api/ussd/debug/${id}`, '/api/ussd/sessions']) {
-      const res = await t.request.get(path).set('authorization', 'Bearer anything').expect(404);
-      expect(res.body).toEqual({
-        code: 'not_found',
-        message: 'No such route.',
-        requestId: res.headers['x-request-id'],
-      });
+    for (const path of OPERATOR_PATHS(id)) {
+      await t.request.get(path).expect(401);
+      await t.request.get(path).set('authorization', `Bearer ${TOKEN}`).expect(200);
     }
   });
 });
 
-describe('operator endpoints outside production', () => {
-  it('are open for local work', async () => {
+describe('operator surfaces and the USSD rate limit', () => {
+  it('are not counted by it, and the 429 of POST /api/ussd is documented', async () => {
     await using t = await startTestApp({
       parts: { ussd: scriptedUssdPart() },
       db: 'none',
-      env: { ENABLED_PARTS: 'ussd', NODE_ENV: 'development' },
+      env: { ENABLED_PARTS: 'ussd', USSD_RATE_LIMIT_PER_MINUTE: '3' },
     });
     const id = await withSession(t);
-    await t.request.get(`/api/ussd/debug/${id}`).expect(200);
+    for (let i = 0; i < 5; i++) {
+      await t.request.get(`/api/ussd/debug/${id}`).expect(200);
+      await t.request.get('/api/ussd/sessions').expect(200);
+      await t.request.get('/metrics').expect(200);
+    }
+    // One session request was made: two more pass, the fourth is limited.
+    await t.request.post('/api/ussd').send(ussdBody()).expect(200);
+    await t.request.post('/api/ussd').send(ussdBody()).expect(200);
+    await t.request.post('/api/ussd').send(ussdBody()).expect(429);
     await t.request.get('/api/ussd/sessions').expect(200);
+    const doc = JSON.parse(await readFile('generated/openapi.json', 'utf8')) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    expect(Object.keys(doc.paths['/api/ussd']?.['post']?.responses ?? {})).toContain('429');
   });
 });

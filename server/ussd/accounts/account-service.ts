@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.js';
-import type { AccountService, Customer, PinCheck } from './accounts.js';
+import type { AccountService, CreatedCustomer, Customer, PinCheck } from './accounts.js';
 import { writeAudit } from './audit.js';
 import { newCustomerId, normaliseCustomerId } from './customer-id.js';
 import type { PinCrypto } from '../crypto/pin-crypto.js';
@@ -155,10 +155,29 @@ export function createAccountService(db: Db, pinCrypto: PinCrypto): AccountServi
   };
 
   return {
-    async createCustomer({ fullName, email, pin, phoneNumber, language }) {
+    async createCustomer({ fullName, email, pin, phoneNumber, language, sessionId }) {
       assertPinShape(pin);
       const hash = await pinCrypto.hash(pin);
-      return k.transaction().execute(async (trx) => {
+      return k.transaction().execute(async (trx): Promise<CreatedCustomer> => {
+        // One creation at a time per phone, across instances: the idempotency check below then holds.
+        await sql`select pg_advisory_xact_lock(hashtext(${`ussd-phone:${phoneNumber}`}))`.execute(trx);
+        const bound = await trx
+          .selectFrom('phones')
+          .select('customer_id')
+          .where('phone_number', '=', phoneNumber)
+          .executeTakeFirst();
+        const previous = bound?.customer_id ?? undefined;
+        if (sessionId !== undefined && previous !== undefined) {
+          // The phone is bound to the newest customer made on it: made in this session, it is a retry.
+          const same = await trx
+            .selectFrom('audit_log')
+            .select('customer_id')
+            .where('customer_id', '=', previous)
+            .where('event', '=', 'customer_created')
+            .where(sql<string>`detail->>'sessionId'`, '=', sessionId)
+            .executeTakeFirst();
+          if (same !== undefined) return { customerId: previous, existing: true };
+        }
         for (let attempt = 0; attempt < ID_ATTEMPTS; attempt++) {
           const customerId = newCustomerId();
           const { record, keyId } = pinCrypto.encrypt(hash, customerId);
@@ -181,8 +200,20 @@ export function createAccountService(db: Db, pinCrypto: PinCrypto): AccountServi
             .values({ phone_number: phoneNumber, customer_id: customerId })
             .onConflict((oc) => oc.column('phone_number').doUpdateSet({ customer_id: customerId }))
             .execute();
-          await writeAudit(trx, { customerId, event: 'customer_created', phoneNumber });
-          return { customerId };
+          await writeAudit(trx, {
+            customerId,
+            event: 'customer_created',
+            phoneNumber,
+            ...(sessionId === undefined ? {} : { detail: { sessionId } }),
+          });
+          if (previous === undefined) return { customerId };
+          await writeAudit(trx, {
+            customerId: previous,
+            event: 'phone_rebound',
+            phoneNumber,
+            detail: { to: customerId },
+          });
+          return { customerId, previousCustomerId: previous };
         }
         throw new Error(`no free customer id after ${ID_ATTEMPTS} attempts`);
       });

@@ -17,19 +17,34 @@ export type PinCheck =
   | { ok: false; reason: 'locked' }
   | { ok: false; reason: 'unknown_customer' };
 
+/** What {@link AccountService.createCustomer} did. */
+export interface CreatedCustomer {
+  customerId: string;
+  /** The customer the phone was bound to before (its binding moved to the new one). */
+  previousCustomerId?: string;
+  /** The session had already created this customer: nothing was written now. */
+  existing?: boolean;
+}
+
 /**
  * Accounts as the USSD menu actions see them. Every method that writes runs in one database transaction,
  * so a failure leaves nothing half-written. Implemented over kysely (PostgreSQL or PGlite).
  */
 export interface AccountService {
-  /** Creates a customer bound to the calling phone; returns the new customer ID (e.g. `C7K2M9Q4X`). */
+  /**
+   * Creates a customer bound to the calling phone; returns the new customer ID (e.g. `C7K2M9Q4X`). With a
+   * `sessionId`, idempotent per (phone, session): a gateway retry of the same session's confirmation gets
+   * the customer that session already created (`existing`), never a second one. When the phone was bound to
+   * another customer, `previousCustomerId` names it (that account keeps working with its customer ID).
+   */
   createCustomer(input: {
     fullName: string;
     email: string | null;
     pin: string;
     phoneNumber: string;
     language: LanguageCode;
-  }): Promise<{ customerId: string }>;
+    sessionId?: string;
+  }): Promise<CreatedCustomer>;
   findByCustomerId(customerId: string): Promise<Customer | undefined>;
   /** The customer most recently bound to this phone number, if any. */
   findByPhone(phoneNumber: string): Promise<Customer | undefined>;

@@ -4,8 +4,10 @@ import { maskPhone } from '../../logger.js';
 
 /** Every event the USSD accounts write to `audit_log`, closed so a typo does not invent a new one. */
 export const AUDIT_EVENTS = [
-  /** A customer was created from a phone. */
+  /** A customer was created from a phone (detail: the USSD session that created it). */
   'customer_created',
+  /** The phone of this customer was bound to a newer customer (detail: `to`, the new customer ID). */
+  'phone_rebound',
   /** A wrong PIN was entered (detail: attempt number). */
   'pin_failed',
   /** The third consecutive wrong PIN locked the account. */

@@ -9,6 +9,7 @@ export function actionContext(turn: Turn, input: string | undefined): ActionCont
   return {
     input,
     phoneNumber: turn.request.phoneNumber,
+    sessionId: turn.request.sessionId,
     language: c.lang as Language,
     languageNames: turn.tree.languages,
     customerId: c.customerId,

@@ -21,6 +21,8 @@ export interface ActionContext {
   /** The value typed at an input (after its check), the option's `value:`, or undefined. */
   readonly input: string | undefined;
   readonly phoneNumber: string;
+  /** The telecom gateway's session id: what makes a retried confirmation recognisable. */
+  readonly sessionId: string;
   /** The language the user sees now. */
   readonly language: Language;
   /** Language code → the language's own name (for showing it). */

@@ -1,9 +1,10 @@
-import type { UssdRequest } from '../../../contracts/ussd.js';
+import { USSD_SESSION_EXPIRED_REPLY, type UssdRequest } from '../../../contracts/ussd.js';
 import type { MenuTree } from '../../../generated/menus.js';
 import type { Logger } from '../../logger.js';
 import type { AccountService } from '../accounts/accounts.js';
 import type { SecretHasher } from '../crypto/secret-hash.js';
 import type { AnyActionHandler } from './action-types.js';
+import { trackCommits } from './commit-tracker.js';
 import { cursorOf, dataOf, freshCursor, type Cursor } from './cursor.js';
 import { appendProcessed, newInput, segmentsOf } from './new-input.js';
 import { renderReply } from './render-screen.js';
@@ -29,13 +30,13 @@ export interface UssdEngineDeps {
  *
  * - The request's `text` is split into its inputs once ({@link segmentsOf}); only the inputs after the
  *   session's `processedText` are applied, several at once if several arrived.
+ * - An empty `text` is a dial: the top menu in a fresh context (logged out), whatever session the id had.
  * - The same `text` again (a gateway retry) answers the last reply and runs nothing.
  * - A `text` that does not extend `processedText` (a late or reordered request) also answers the last
  *   reply and changes nothing: the session moves only forward, from input it has seen in order.
- * - A `text` for an unknown session (expired, lost in a restart, or belonging to another phone number)
- *   starts at `preMenu` and replays the inputs as navigation only: menu options that lead to screens,
- *   `0`, `98` and `*`. It stops at the first input that would run an action or be typed into an input
- *   (the screen reached is shown), so nothing the session never saw has a side effect.
+ * - A non-empty `text` for an unknown session (expired, lost in a restart, belonging to another phone
+ *   number, or stored by an older version that does not fit) answers {@link USSD_SESSION_EXPIRED_REPLY}
+ *   and applies nothing: a PIN typed after expiry is never read as a menu choice. The user dials again.
  * - `processedText` is stored with every value typed into an input screen masked (`•`, same length), so
  *   the session store never holds a PIN, a name or an e-mail from the text; menu choices stay readable.
  * - An `END` reply returns no session (the caller deletes it).
@@ -74,31 +75,33 @@ export function createUssdEngine(deps: UssdEngineDeps): UssdEngine {
     cursor: Cursor,
     processed: string,
     segments: readonly string[],
-    mode: Turn['mode'],
   ): Promise<EngineResult> => {
-    const turn: Turn = { tree, actions, accounts, secrets, logger, request, cursor, mode };
+    let committed = false;
+    const tracked = trackCommits(accounts, () => (committed = true));
+    const turn: Turn = { tree, actions, accounts: tracked, secrets, logger, request, cursor };
     // Masked in processedText: what an input took as a typed value, and what was never applied.
     const typed = segments.map(() => true);
     for (const [i, segment] of segments.entries()) {
       const result = await step(turn, segment);
-      if (result.next === 'stop') break;
       typed[i] = result.typed;
       if (result.next === 'end') break;
     }
-    logger.debug({ sessionId: request.sessionId, state: cursor.node, mode }, 'ussd step');
-    return finish(request, cursor, appendProcessed(processed, segments, typed));
+    logger.debug({ sessionId: request.sessionId, state: cursor.node }, 'ussd step');
+    const result = finish(request, cursor, appendProcessed(processed, segments, typed));
+    return committed ? { ...result, committed } : result;
   };
 
   return {
     async handle(request, stored) {
       const segments = segmentsOf(request.text);
+      if (segments.length === 0) return run(request, await start(request), '', []);
       const cursor =
         stored && stored.phoneNumber === request.phoneNumber && stored.serviceCode === request.serviceCode
           ? cursorOf(stored, tree)
           : undefined;
       if (stored && cursor) {
         const input = newInput(stored.processedText, segments);
-        if (input.kind === 'new') return run(request, cursor, stored.processedText, input.segments, 'full');
+        if (input.kind === 'new') return run(request, cursor, stored.processedText, input.segments);
         if (input.kind === 'diverged') {
           logger.warn(
             {
@@ -111,10 +114,13 @@ export function createUssdEngine(deps: UssdEngineDeps): UssdEngine {
         }
         return { reply: lastReplyOf(stored), session: stored, processedText: stored.processedText };
       }
-      if (stored) {
-        logger.warn({ sessionId: request.sessionId }, 'ussd: stored session does not fit; starting afresh');
-      }
-      return run(request, await start(request), '', segments, 'navigation');
+      logger.info(
+        { sessionId: request.sessionId, stored: stored !== undefined },
+        stored === undefined
+          ? 'ussd: text for an unknown or expired session; answering that it expired'
+          : 'ussd: stored session does not fit this request; answering that it expired',
+      );
+      return { reply: USSD_SESSION_EXPIRED_REPLY, session: undefined, processedText: '', expired: true };
     },
   };
 }

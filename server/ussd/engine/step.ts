@@ -7,8 +7,8 @@ import { runValidator } from './validators.js';
 
 /** What one input did. */
 export interface StepResult {
-  /** Go on with the next input, stop reading input (navigation replay), or the session ended. */
-  readonly next: 'continue' | 'stop' | 'end';
+  /** Go on with the next input, or the session ended. */
+  readonly next: 'continue' | 'end';
   /** The input was taken as a typed value (a name, a PIN), so it is masked in `processedText`. */
   readonly typed: boolean;
 }
@@ -28,25 +28,21 @@ export async function step(turn: Turn, segment: string): Promise<StepResult> {
   const node = nodeOf(turn.tree, c.node);
   switch (node.kind) {
     case 'menu':
-      return after(turn, await menuStep(turn, node, segment));
+      await menuStep(turn, node, segment);
+      return after(turn, false);
     case 'info':
-      return after(turn, pageStep(turn, node.pages[c.lang]?.length ?? 1, segment) || invalid(turn));
-    case 'input': {
-      const { moved, typed } = await inputStep(turn, node, segment);
-      return after(turn, moved, typed);
-    }
+      if (!pageStep(turn, node.pages[c.lang]?.length ?? 1, segment)) invalid(turn);
+      return after(turn, false);
+    case 'input':
+      return after(turn, await inputStep(turn, node, segment));
     case 'action':
     case 'end':
       throw new Error(`a session cannot rest on ${node.kind} node "${c.node}"`);
   }
 }
 
-type Moved = boolean | 'stop';
-
-function after(turn: Turn, moved: Moved, typed = false): StepResult {
-  if (turn.cursor.ended !== undefined) return { next: 'end', typed };
-  if (moved === 'stop' || (turn.mode === 'navigation' && moved === false)) return { next: 'stop', typed };
-  return { next: 'continue', typed };
+function after(turn: Turn, typed: boolean): StepResult {
+  return { next: turn.cursor.ended === undefined ? 'continue' : 'end', typed };
 }
 
 /** `98` and `0` between pages; `0` on the first page goes back. */
@@ -66,38 +62,35 @@ function pageStep(turn: Turn, pageCount: number, segment: string): boolean {
   return false;
 }
 
-function invalid(turn: Turn): false {
+function invalid(turn: Turn): void {
   turn.cursor.notice = { key: 'invalidChoice', system: true, params: {} };
-  return false;
 }
 
-async function menuStep(turn: Turn, node: CompiledMenu, segment: string): Promise<Moved> {
+async function menuStep(turn: Turn, node: CompiledMenu, segment: string): Promise<void> {
   const c = turn.cursor;
   const audience = c.isAuthenticated ? 'authenticated' : 'anonymous';
   const pages = node.pages[c.lang]?.[audience] ?? [];
-  if (pageStep(turn, pages.length, segment)) return true;
+  if (pageStep(turn, pages.length, segment)) return;
   const option = pages.flat().includes(segment) ? node.options.find((o) => o.key === segment) : undefined;
-  if (!option) return invalid(turn);
+  if (!option) {
+    invalid(turn);
+    return;
+  }
   if (option.action) {
-    if (turn.mode === 'navigation') return 'stop';
     await runAction(turn, option.action, option.value);
-    return true;
+    return;
   }
   if (option.next === undefined) throw new Error(`option ${option.key} of "${c.node}" leads nowhere`);
-  if (turn.mode === 'navigation' && nodeOf(turn.tree, option.next).kind === 'action') return 'stop';
   await enter(turn, option.next, {});
-  return true;
 }
 
-/** An input screen's step: `moved` as for the other screens, `typed` when the segment was a typed value. */
-async function inputStep(
-  turn: Turn,
-  node: CompiledInput,
-  segment: string,
-): Promise<{ moved: Moved; typed: boolean }> {
+/** An input screen's step; true when the segment was taken as a typed value (masked in processedText). */
+async function inputStep(turn: Turn, node: CompiledInput, segment: string): Promise<boolean> {
   const c = turn.cursor;
-  if (segment === NAV_KEYS.back) return { moved: goBack(turn) || invalid(turn), typed: false };
-  if (turn.mode === 'navigation') return { moved: 'stop', typed: false };
+  if (segment === NAV_KEYS.back) {
+    if (!goBack(turn)) invalid(turn);
+    return false;
+  }
   const typed = segment !== NAV_KEYS.skip;
   let value: string | undefined;
   if (segment === NAV_KEYS.skip && node.optional) value = undefined;
@@ -106,7 +99,7 @@ async function inputStep(
     const checked = runValidator(node.validate, segment);
     if (!checked.ok) {
       c.notice = { key: checked.notice, system: false, params: {} };
-      return { moved: true, typed };
+      return typed;
     }
     value = checked.value;
   }
@@ -119,5 +112,5 @@ async function inputStep(
   if (node.action) await runAction(turn, node.action, value);
   else if (node.next !== undefined) await enter(turn, node.next, {});
   else throw new Error(`input "${c.node}" leads nowhere`);
-  return { moved: true, typed };
+  return typed;
 }

@@ -16,11 +16,6 @@ export interface Turn {
   readonly logger: Logger;
   readonly request: UssdRequest;
   readonly cursor: Cursor;
-  /**
-   * `navigation` replays input the session never saw (an unknown session with text): it only moves
-   * between screens and stops before anything that would run an action or take free input.
-   */
-  readonly mode: 'full' | 'navigation';
 }
 
 /** The node the cursor rests on, or an error naming it. */

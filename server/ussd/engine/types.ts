@@ -37,6 +37,13 @@ export interface EngineResult {
   session: UssdSession | undefined;
   /** The text the reply answers, typed values masked: what a retry of this request is compared with. */
   processedText: string;
+  /** The request named no session the engine could continue (its reply is the session-expired END). */
+  expired?: boolean;
+  /**
+   * An action committed a change to the accounts (an account created, a PIN changed or checked, a lock):
+   * the reply reports it, so it is delivered even when saving the session fails afterwards.
+   */
+  committed?: boolean;
 }
 
 /** Turns one validated request and its stored session (if any) into a reply and the next session. */

@@ -1,9 +1,9 @@
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
 import type { ApiError } from '../../../contracts/errors.js';
-import { ussdContract } from '../../../contracts/ussd.js';
+import { USSD_SESSION_ID_MAX, ussdContract } from '../../../contracts/ussd.js';
 import { maskPhone } from '../../logger.js';
-import { ussdBodyParsers } from './body-parsers.js';
+import { raiseBodyError, ussdBodyParsers } from './body-parsers.js';
 import type { UssdSession } from '../engine/types.js';
 import { UssdError } from '../ussd-error.js';
 import type { UssdMetrics } from './metrics.js';
@@ -27,6 +27,19 @@ function sendPlain(res: Response, error: UssdError): void {
   res.status(200).type('text/plain').send(error.answer.reply);
 }
 
+/** Body-parser errors (raw-body) of a body shorter than its Content-Length, or a client that went away. */
+const CUT_SHORT_TYPES = new Set(['request.aborted', 'request.size.invalid']);
+function isCutShort(err: unknown): boolean {
+  const type = (err as { type?: unknown } | null)?.type;
+  return typeof type === 'string' && CUT_SHORT_TYPES.has(type);
+}
+
+/** The session id of a body that failed validation, when it is one a session can have. */
+function sessionIdOf(body: unknown): string | undefined {
+  const id = (body as { sessionId?: unknown } | null | undefined)?.sessionId;
+  return typeof id === 'string' && id.length > 0 && id.length <= USSD_SESSION_ID_MAX ? id : undefined;
+}
+
 function apiError(res: Response, status: number, code: ApiError['code'], message: string): void {
   const body: ApiError = { code, message, requestId: res.locals.requestId };
   res.status(status).json(body);
@@ -43,7 +56,7 @@ export function createUssdRouter(deps: UssdRouterDeps): Router {
 
   const routes = s.router(ussdContract, {
     session: {
-      middleware: [metrics.track('session'), rateLimit, ...ussdBodyParsers()],
+      middleware: [metrics.track('session'), ...ussdBodyParsers(), rateLimit, raiseBodyError],
       handler: async ({ body, res }) => {
         try {
           const reply = await flow.handle(body);
@@ -66,7 +79,7 @@ export function createUssdRouter(deps: UssdRouterDeps): Router {
       },
     },
     debug: {
-      middleware: [metrics.track('debug'), rateLimit, operatorAuth],
+      middleware: [metrics.track('debug'), operatorAuth],
       handler: async ({ params, res }) => {
         const [session, activeSessions] = await Promise.all([
           sessions.get(params.sessionId),
@@ -95,7 +108,7 @@ export function createUssdRouter(deps: UssdRouterDeps): Router {
       },
     },
     sessions: {
-      middleware: [metrics.track('sessions'), rateLimit, operatorAuth],
+      middleware: [metrics.track('sessions'), operatorAuth],
       handler: async () => {
         const activeSessions = await sessions.list();
         return { status: 200, body: { activeSessions, count: activeSessions.length } };
@@ -107,9 +120,26 @@ export function createUssdRouter(deps: UssdRouterDeps): Router {
   createExpressEndpoints(ussdContract, routes, router, {
     logInitialization: false,
     requestValidationErrorHandler: (err, req, res) => {
-      if (req.tsRestRoute === ussdContract.session) {
-        sendPlain(res, new UssdError('invalid_input', 'request failed validation', { cause: err }));
-      } else apiError(res, 400, 'bad_request', 'Invalid request parameters.');
+      if (req.tsRestRoute !== ussdContract.session) {
+        apiError(res, 400, 'bad_request', 'Invalid request parameters.');
+        return;
+      }
+      const error = new UssdError('invalid_input', 'request failed validation', { cause: err });
+      // The reply is an END, which closes the session at the telecom gateway: close ours too (spec 3).
+      const sessionId = sessionIdOf(req.body);
+      if (sessionId === undefined) {
+        sendPlain(res, error);
+        return;
+      }
+      void flow
+        .close(sessionId)
+        .catch((closeErr: unknown) => {
+          res.locals.logger.warn(
+            { err: closeErr, sessionId },
+            'ussd: closing the session after invalid input failed',
+          );
+        })
+        .finally(() => sendPlain(res, error));
     },
   });
 
@@ -126,9 +156,20 @@ export function createUssdRouter(deps: UssdRouterDeps): Router {
       apiError(res, 503, 'unavailable', 'Session store unavailable; retry later.');
       return;
     }
-    if (error.code !== 'invalid_input') {
+    if (isCutShort(err)) {
+      // The client's fault (it went away, or sent less than its Content-Length): not a server failure.
+      res.locals.logger.info(
+        {
+          type: (err as { type?: unknown }).type,
+          expected: (err as { expected?: unknown }).expected,
+          received: (err as { received?: unknown }).received,
+        },
+        'ussd: request body cut short by the client',
+      );
+    } else if (error.code !== 'invalid_input') {
       res.locals.logger.error({ err: error.cause ?? error, code: error.code }, 'ussd request failed');
     }
+    if (!res.writable) return;
     sendPlain(res, error);
   };
   router.use(onError);
