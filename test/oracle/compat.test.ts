@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newUser, type Json, type OracleUser } from './helpers/oracle-client.js';
 import { startOracleApp, type OracleApp } from './helpers/oracle-app.js';
 
@@ -222,7 +222,8 @@ describe('the published reference SDK (1.4.0 protocol) against this service', ()
     const session = await request(`${app.url}/sessions`, 'POST', user.headers);
     const chat = new ReferenceChat(app.url, session.sessionId, user.headers);
     const sending = chat.send('write a long story');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Abort once some of the answer has streamed (a fixed delay raced the first word on a loaded machine).
+    await vi.waitFor(() => expect(chat.text.length).toBeGreaterThan(0), { timeout: 10_000, interval: 10 });
     await expect(chat.abortStream()).resolves.toBeUndefined();
     await sending;
     const history = await request(`${app.url}/messages/${session.sessionId}`, 'GET', user.headers);
