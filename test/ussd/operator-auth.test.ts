@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { networkInterfaces } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { scriptedUssdPart } from '../helpers/scripted-test-engine.js';
@@ -15,6 +16,8 @@ const production = {
   PIN_SCRYPT_LOG2N: '14',
 };
 const TOKEN = 'operator-token-for-tests-0123456789';
+/** Where a development app keeps the PIN key it generates: not the repository's ./data. */
+const devDataDir = path.join(tmpdir(), 'ussd-operator-auth-test');
 
 async function withSession(t: TestApp): Promise<string> {
   const body = ussdBody();
@@ -87,7 +90,7 @@ const OPERATOR_PATHS = (id: string): string[] => [`/api/ussd/debug/${id}`, '/api
 
 describe.each([
   ['production', production],
-  ['development', { ENABLED_PARTS: 'ussd', NODE_ENV: 'development' }],
+  ['development', { ENABLED_PARTS: 'ussd', NODE_ENV: 'development', DATA_DIR: devDataDir }],
   ['test', { ENABLED_PARTS: 'ussd', NODE_ENV: 'test' }],
 ])('operator surfaces without OPERATOR_TOKEN in %s', (_env, env) => {
   let t: TestApp;
@@ -147,7 +150,7 @@ describe('operator surfaces with OPERATOR_TOKEN outside production', () => {
     await using t = await startTestApp({
       parts: { ussd: scriptedUssdPart() },
       db: 'none',
-      env: { ENABLED_PARTS: 'ussd', NODE_ENV: 'development', OPERATOR_TOKEN: TOKEN },
+      env: { ENABLED_PARTS: 'ussd', NODE_ENV: 'development', OPERATOR_TOKEN: TOKEN, DATA_DIR: devDataDir },
     });
     const id = await withSession(t);
     for (const path of OPERATOR_PATHS(id)) {

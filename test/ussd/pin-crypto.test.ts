@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
@@ -8,7 +11,7 @@ import type { PartContext } from '../../server/part.js';
 import { createUssdPart } from '../../server/ussd/part.js';
 import { createLogger } from '../../server/logger.js';
 import { createPinCrypto, PinRecordError, type PinHash } from '../../server/ussd/crypto/pin-crypto.js';
-import { loadPinKeyring, type PinKeyring } from '../../server/ussd/crypto/pin-keys.js';
+import { DEV_PIN_KEY_FILE, loadPinKeyring, type PinKeyring } from '../../server/ussd/crypto/pin-keys.js';
 
 const silent = createLogger('silent');
 const key = (): string => randomBytes(32).toString('base64');
@@ -106,16 +109,27 @@ describe('PIN keys from the configuration', () => {
   const base = { NODE_ENV: 'production' as const, PIN_ENCRYPTION_KEY_ID: 'k1', PIN_PREVIOUS_KEYS: undefined };
 
   it.each([
-    ['16 bytes', randomBytes(16).toString('base64'), /exactly 32 random bytes \(got 16 bytes\)/],
-    ['33 bytes', randomBytes(33).toString('base64'), /got 33 bytes/],
-    ['not base64', 'not a key at all!', /must be the base64 encoding of exactly 32 random bytes/],
-    ['hex instead of base64', randomBytes(32).toString('hex'), /got 48 bytes/],
-  ])('refuses a key of %s with a clear message', (_name, value, message) => {
+    ['16 bytes', randomBytes(16).toString('base64'), /decode to 16 bytes/],
+    ['33 bytes', randomBytes(33).toString('base64'), /decode to 33 bytes/],
+    ['not base64', 'not a key at all!', /it is 17 characters that decode to 0 bytes/],
+    ['31 bytes of hex', randomBytes(31).toString('hex'), /it is 62 characters/],
+  ])('refuses a key of %s with a message naming the expected forms', (_name, value, message) => {
     expect(() => loadPinKeyring({ ...base, PIN_ENCRYPTION_KEY: value }, silent)).toThrow(ConfigError);
     expect(() => loadPinKeyring({ ...base, PIN_ENCRYPTION_KEY: value }, silent)).toThrow(message);
     expect(() => loadPinKeyring({ ...base, PIN_ENCRYPTION_KEY: value }, silent)).toThrow(
-      /openssl rand -base64 32/,
+      'PIN_ENCRYPTION_KEY must be 32 random bytes written as base64 (44 characters) or hex (64 characters)',
     );
+    expect(() => loadPinKeyring({ ...base, PIN_ENCRYPTION_KEY: value }, silent)).toThrow(
+      /openssl rand -base64 32 \(or openssl rand -hex 32\)/,
+    );
+  });
+
+  it('accepts 32 bytes as base64 or as hex (either case), and both give the same key', () => {
+    const bytes = randomBytes(32);
+    const rings = [bytes.toString('base64'), bytes.toString('hex'), bytes.toString('hex').toUpperCase()].map(
+      (value) => loadPinKeyring({ ...base, PIN_ENCRYPTION_KEY: ` ${value}\n` }, silent),
+    );
+    for (const ring of rings) expect(ring.keys.get('k1')?.equals(bytes)).toBe(true);
   });
 
   it('refuses production without a key', () => {
@@ -124,7 +138,7 @@ describe('PIN keys from the configuration', () => {
     );
   });
 
-  it('outside production generates an in-memory key and warns, without logging the key', () => {
+  it('in tests generates an in-memory key and warns, without logging the key', () => {
     let logged = '';
     const logger = createLogger(
       'warn',
@@ -135,13 +149,50 @@ describe('PIN keys from the configuration', () => {
         },
       }),
     );
-    const ring = loadPinKeyring({ ...base, NODE_ENV: 'development', PIN_ENCRYPTION_KEY: undefined }, logger);
+    const ring = loadPinKeyring({ ...base, NODE_ENV: 'test', PIN_ENCRYPTION_KEY: undefined }, logger);
     expect(ring.currentId).toMatch(/^dev-[0-9a-f]{8}$/);
     const generated = ring.keys.get(ring.currentId)!;
     expect(generated).toHaveLength(32);
     expect(logged).toMatch(/PIN_ENCRYPTION_KEY is not set/);
     expect(logged).not.toContain(generated.toString('base64'));
     expect(logged).not.toContain(generated.toString('hex'));
+  });
+
+  it('development without a key: generated once, kept in DATA_DIR with mode 0600 and a log line; the next start reads the same key', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'pin-key-'));
+    try {
+      let logged = '';
+      const logger = createLogger(
+        'info',
+        new Writable({
+          write(chunk: Buffer, _e, done) {
+            logged += chunk.toString();
+            done();
+          },
+        }),
+      );
+      const config = {
+        ...base,
+        NODE_ENV: 'development' as const,
+        PIN_ENCRYPTION_KEY: undefined,
+        DATA_DIR: dataDir,
+      };
+      const first = loadPinKeyring(config, logger);
+      const file = path.join(dataDir, DEV_PIN_KEY_FILE);
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+      expect(logged).toMatch(/generated a development PIN key and kept it in DATA_DIR/);
+      expect(logged).toContain(file);
+      const key = first.keys.get(first.currentId)!;
+      expect(logged).not.toContain(key.toString('base64'));
+      expect(logged).not.toContain(key.toString('hex'));
+      logged = '';
+      const second = loadPinKeyring(config, logger);
+      expect(second.currentId).toBe(first.currentId);
+      expect(second.keys.get(second.currentId)?.equals(key)).toBe(true);
+      expect(logged).toBe('');
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('parses PIN_PREVIOUS_KEYS and refuses malformed lists', () => {
@@ -189,7 +240,7 @@ describe('the USSD part at start-up', () => {
       metrics: new Registry(),
     };
     await expect(createUssdPart(ctx)).rejects.toThrow(
-      /PIN_ENCRYPTION_KEY must be the base64 encoding of exactly 32 random bytes \(got 31 bytes\)/,
+      /PIN_ENCRYPTION_KEY must be 32 random bytes written as base64 \(44 characters\) or hex \(64 characters\); it is 44 characters that decode to 31 bytes/,
     );
   });
 });

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { ConfigError, type Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 
@@ -11,18 +13,59 @@ export interface PinKeyring {
 
 const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
-const GENERATE_HINT = 'generate one with: openssl rand -base64 32';
+const HEX = /^[0-9a-fA-F]{64}$/;
+const GENERATE_HINT = 'generate one with: openssl rand -base64 32 (or openssl rand -hex 32)';
 
-/** Decodes a base64 key and insists on exactly 32 bytes, naming the variable in the error. */
+/** File under DATA_DIR where a development server keeps the PIN key it generated (`<id>:<base64>`). */
+export const DEV_PIN_KEY_FILE = 'pin-encryption-key';
+
+/**
+ * Decodes a key of exactly 32 bytes written in base64 (44 characters) or hex (64 characters), naming the
+ * variable and the expected form in the error. Never echoes the value.
+ */
 function decodeKey(value: string, variable: string): Buffer {
   const trimmed = value.trim();
+  if (HEX.test(trimmed)) return Buffer.from(trimmed, 'hex');
   const key = BASE64.test(trimmed) ? Buffer.from(trimmed, 'base64') : Buffer.alloc(0);
   if (key.length !== 32 || key.toString('base64') !== trimmed) {
     throw new ConfigError(
-      `${variable} must be the base64 encoding of exactly 32 random bytes (got ${key.length} bytes); ${GENERATE_HINT}`,
+      `${variable} must be 32 random bytes written as base64 (44 characters) or hex (64 characters); ` +
+        `it is ${trimmed.length} characters that decode to ${key.length} bytes; ${GENERATE_HINT}`,
     );
   }
   return key;
+}
+
+/**
+ * The development key kept under `dataDir`: read when a previous start generated it, else generated once
+ * and written with mode 0600 (a log line says where), so PINs stored in development survive a restart.
+ */
+function devPinKey(dataDir: string, logger: Logger): { id: string; key: Buffer } {
+  const file = path.join(dataDir, DEV_PIN_KEY_FILE);
+  const parse = (text: string): { id: string; key: Buffer } => {
+    const [id = '', encoded = ''] = text.trim().split(':');
+    if (!KEY_ID.test(id)) throw new ConfigError(`${file} is not <id>:<key>; delete it to generate a new key`);
+    return { id, key: decodeKey(encoded, file) };
+  };
+  try {
+    return parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const id = `dev-${randomBytes(4).toString('hex')}`;
+  try {
+    writeFileSync(file, `${id}:${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+    chmodSync(file, 0o600);
+    logger.info(
+      { file, keyId: id },
+      'PIN_ENCRYPTION_KEY is not set: generated a development PIN key and kept it in DATA_DIR (mode 0600); set PIN_ENCRYPTION_KEY in production',
+    );
+  } catch (err) {
+    // Another process generated it first: use theirs.
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  return parse(readFileSync(file, 'utf8'));
 }
 
 /** Parses `PIN_PREVIOUS_KEYS`: comma-separated `id:base64key` pairs kept to decrypt older records. */
@@ -44,12 +87,14 @@ function parsePreviousKeys(list: string | undefined): Map<string, Buffer> {
 }
 
 /**
- * Builds the keyring from the configuration. Production refuses to start without a valid key. Elsewhere a
- * missing key is replaced by a random in-memory one under a fresh `dev-…` id, with a warning: PINs set in
- * such a run cannot be verified after a restart. Neither the key nor any part of it is ever logged.
+ * Builds the keyring from the configuration. Production refuses to start without a valid key. In
+ * development a missing key is generated once and kept in DATA_DIR (see {@link devPinKey}), so accounts
+ * survive a restart. In tests it is a random in-memory one under a fresh `dev-…` id, with a warning.
+ * Neither the key nor any part of it is ever logged.
  */
 export function loadPinKeyring(
-  config: Pick<Config, 'NODE_ENV' | 'PIN_ENCRYPTION_KEY' | 'PIN_ENCRYPTION_KEY_ID' | 'PIN_PREVIOUS_KEYS'>,
+  config: Pick<Config, 'NODE_ENV' | 'PIN_ENCRYPTION_KEY' | 'PIN_ENCRYPTION_KEY_ID' | 'PIN_PREVIOUS_KEYS'> &
+    Partial<Pick<Config, 'DATA_DIR'>>,
   logger: Logger,
 ): PinKeyring {
   const keys = parsePreviousKeys(config.PIN_PREVIOUS_KEYS);
@@ -59,6 +104,8 @@ export function loadPinKeyring(
     current = decodeKey(config.PIN_ENCRYPTION_KEY, 'PIN_ENCRYPTION_KEY');
   } else if (config.NODE_ENV === 'production') {
     throw new ConfigError(`Refusing to start in production without PIN_ENCRYPTION_KEY; ${GENERATE_HINT}`);
+  } else if (config.NODE_ENV === 'development') {
+    ({ id: currentId, key: current } = devPinKey(config.DATA_DIR ?? './data', logger));
   } else {
     current = randomBytes(32);
     currentId = `dev-${randomBytes(4).toString('hex')}`;
