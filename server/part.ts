@@ -38,6 +38,12 @@ export interface Part {
   }>;
   /** Called once the HTTP server listens (e.g. to attach socket.io to it). */
   attach?(http: Server): void;
+  /**
+   * The server is stopping (SIGTERM): end long-lived answers (event streams, sockets) cleanly now, so they do
+   * not hold the drain until its timeout; ordinary requests in flight finish by themselves. What a client can
+   * resume (a re-joinable run) must stay resumable, on this instance's successor or another one.
+   */
+  drain?(): Promise<void>;
   /** Releases what the part opened itself (timers, channels, servers). Shared connections are closed by main. */
   close(): Promise<void>;
 }

@@ -37,6 +37,11 @@ export interface ServerOverrides {
   parts?: Partial<Record<PartName, PartFactory>>;
 }
 
+/** The state of a running server that its routes read (`/health` answers 503 `draining` while it drains). */
+export interface ServerLifecycle {
+  draining: boolean;
+}
+
 export interface RunningServer {
   url: string;
   port: number;
@@ -46,13 +51,26 @@ export interface RunningServer {
   ctx: PartContext;
   /** The enabled parts, in ENABLED_PARTS order. */
   parts: Part[];
+  lifecycle: ServerLifecycle;
+  /**
+   * Graceful stop: stops accepting connections, answers `/health` 503 `draining`, asks each part to end its
+   * long-lived streams, lets in-flight requests finish for at most `config.DRAIN_TIMEOUT_MS` (then cuts what
+   * is left), and closes what the server opened (parts, Redis, the database).
+   */
   close(): Promise<void>;
 }
 
 /** The database the configuration points at: PostgreSQL when DATABASE_URL is set, else on-disk PGlite. */
 export function dbTargetFromConfig(config: Config): DbTarget {
   return config.DATABASE_URL
-    ? { kind: 'postgres', url: config.DATABASE_URL }
+    ? {
+        kind: 'postgres',
+        url: config.DATABASE_URL,
+        bounds: {
+          statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+          acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS,
+        },
+      }
     : { kind: 'pglite', dataDir: config.PGLITE_DATA_DIR };
 }
 
@@ -104,9 +122,10 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
   try {
     let db = overrides.db;
     if (db === undefined) {
-      const opened = await openDb(dbTargetFromConfig(config));
+      const target = dbTargetFromConfig(config);
+      const opened = await openDb(target);
       cleanups.push(() => opened.close());
-      await migrateToLatest(opened);
+      await migrateMayTakeLong(target, opened);
       db = opened;
     }
 
@@ -150,25 +169,94 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
       parts.push(part);
     }
 
-    const app = createApp({ ctx, parts });
+    const lifecycle: ServerLifecycle = { draining: false };
+    const app = createApp({ ctx, parts, lifecycle });
     const http = app.listen(overrides.port ?? config.PORT, '0.0.0.0');
     await once(http, 'listening');
-    cleanups.push(
-      () =>
-        new Promise<void>((resolve) => {
-          http.close(() => resolve());
-          http.closeAllConnections();
-        }),
-    );
+    cleanups.push(() => drain(http, parts, lifecycle, config.DRAIN_TIMEOUT_MS, logger));
     for (const part of parts) part.attach?.(http);
     const { port } = http.address() as AddressInfo;
     logger.info(
       { port, parts: config.ENABLED_PARTS, database: db.kind, redis: Boolean(redis) },
       'server listening',
     );
-    return { url: `http://127.0.0.1:${port}`, port, http, app, ctx, parts, close: closeAll };
+    let closing: Promise<void> | undefined;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      port,
+      http,
+      app,
+      ctx,
+      parts,
+      lifecycle,
+      close: () => (closing ??= closeAll()),
+    };
   } catch (err) {
     await closeAll();
     throw err;
+  }
+}
+
+/**
+ * Runs the migrations. On PostgreSQL they run on a connection of their own without the statement timeout (a
+ * migration may rewrite a large table, or wait for another instance's migration lock); PGlite has a single
+ * connection, the one given.
+ */
+async function migrateMayTakeLong(target: DbTarget, db: Db): Promise<void> {
+  if (target.kind !== 'postgres') {
+    await migrateToLatest(db);
+    return;
+  }
+  const migrationDb = await openDb({
+    ...target,
+    poolSize: 1,
+    bounds: { ...target.bounds, statementTimeoutMs: 0 },
+  });
+  try {
+    await migrateToLatest(migrationDb);
+  } finally {
+    await migrationDb.close();
+  }
+}
+
+/**
+ * Graceful drain of the HTTP server: no new connections (`close()`), `Connection: close` on every answer
+ * still given (app.ts), the parts' long-lived streams ended, then a wait for the requests in flight, at most
+ * `timeoutMs`, after which the connections left are cut.
+ */
+async function drain(
+  http: Server,
+  parts: Part[],
+  lifecycle: ServerLifecycle,
+  timeoutMs: number,
+  logger: Logger,
+): Promise<void> {
+  lifecycle.draining = true;
+  const started = Date.now();
+  const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+  // Keep-alive connections with no request in flight are closed now, and each one whose answer (begun
+  // before the drain, so without `Connection: close`) has since been sent, at the next sweep.
+  http.closeIdleConnections();
+  const sweep = setInterval(() => http.closeIdleConnections(), 50);
+  await Promise.all(
+    parts.map((p) =>
+      (p.drain?.() ?? Promise.resolve()).catch((err: unknown) =>
+        logger.warn({ err, part: p.name }, 'drain: a part did not drain cleanly'),
+      ),
+    ),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(true), Math.max(0, timeoutMs - (Date.now() - started)));
+  });
+  const timedOut = await Promise.race([closed.then(() => false), expired]);
+  clearTimeout(timer);
+  clearInterval(sweep);
+  if (timedOut) {
+    logger.warn({ timeoutMs }, 'drain: requests still in flight at the drain timeout; cutting them');
+    http.closeAllConnections();
+    await closed;
+  } else {
+    logger.info({ ms: Date.now() - started }, 'drain: every request finished');
   }
 }
