@@ -64,8 +64,8 @@ export const EnvSchema = z.object({
   PGLITE_DATA_DIR: z.string().default('./data/pglite'),
   /** PostgreSQL: longest run of one statement (server `statement_timeout`, and a client-side read timeout). */
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(2000),
-  /** PostgreSQL: longest wait for a pooled connection (kept below the USSD gateway's 3 s budget). */
-  DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
+  /** PostgreSQL: longest wait for a pooled connection; with the statement timeout, within the USSD 3 s budget. */
+  DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(500),
 
   // --- Shared stores ---
   REDIS_URL: optionalUrl,

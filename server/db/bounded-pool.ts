@@ -55,15 +55,30 @@ export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): Bo
   pool.on('error', () => undefined);
 
   const broken = new WeakSet<pg.PoolClient>();
+  const listened = new WeakSet<pg.PoolClient>();
   const connect = pool.connect.bind(pool);
   const guarded = async (): Promise<pg.PoolClient> => {
     const client = await connect().catch((err: unknown) => {
       throw tagTimeout(err);
     });
+    if (!listened.has(client)) {
+      listened.add(client);
+      // A checked-out client whose server goes away between two queries (a restart: "terminating connection
+      // due to administrator command") emits 'error'; unheard, that would crash the process. The next query on
+      // it fails, and it is destroyed on release.
+      client.on('error', () => broken.add(client));
+    }
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     const release = client.release.bind(client);
     const wrapped: Pick<pg.PoolClient, 'query' | 'release'> = {
       query: (...args: unknown[]) => {
+        // A connection whose server stopped answering fails at once (e.g. the ROLLBACK kysely sends after a
+        // failed statement in a transaction), instead of waiting out a second read timeout.
+        if (broken.has(client)) {
+          return Promise.reject(
+            Object.assign(new Error('Query read timeout: connection discarded'), { code: 'ETIMEDOUT' }),
+          );
+        }
         const result = query(...args);
         if (!(result instanceof Promise)) return result;
         return result.catch((err: unknown) => {
