@@ -42,6 +42,8 @@ export function createApp({ ctx, parts, lifecycle = { draining: false } }: AppOp
       .catch(next);
   });
 
+  for (const part of parts) if (part.notFound) app.use(part.notFound);
+
   app.use((_req, res) => {
     const body: ApiError = { code: 'not_found', message: 'No such route.', requestId: res.locals.requestId };
     res.status(404).json(body);

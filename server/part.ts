@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { Router } from 'express';
+import type { RequestHandler, Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { Config } from './config.js';
@@ -32,6 +32,11 @@ export interface Part {
   name: string;
   /** Mounted at the app root; each part owns its own paths. */
   router: Router;
+  /**
+   * Runs for a request no route of the app answered, before the app's JSON 404 (e.g. the chain gateway's
+   * Cosmos-shaped 404 for a chain path under a prefix it does not serve); `next()` passes it on.
+   */
+  notFound?: RequestHandler;
   /** What the part adds to `/health` (e.g. the oracle's plugins and their states). */
   health?(): Promise<{
     plugins?: { name: string; state: 'ready' | 'degraded' | 'disabled'; reason?: string }[];
