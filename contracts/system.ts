@@ -6,14 +6,20 @@ const c = initContract();
 /** ISO 8601 UTC date-time, e.g. `2026-11-21T22:13:39.123Z`. */
 const IsoTimestamp = z.string().datetime();
 
-/** Health record (spec A5). `status` is `ok` and `database` is `connected` when the database answers a query. */
+/**
+ * Health record (spec A5). `status` is `ok` (HTTP 200) when every dependency the service needs answers:
+ * `database` is `connected` when the database answers a query, `redis` (present when Redis is configured) when
+ * Redis answers a PING. Otherwise `error` (HTTP 503); `draining` (HTTP 503) while the server stops.
+ */
 export const HealthRecord = z.object({
-  status: z.enum(['ok', 'error']),
+  status: z.enum(['ok', 'error', 'draining']),
   environment: z.string(),
   timestamp: IsoTimestamp,
-  /** Process uptime in seconds. */
-  uptime: z.number().nonnegative(),
+  /** Process uptime in whole seconds. */
+  uptime: z.number().int().nonnegative(),
   database: z.enum(['connected', 'disconnected']),
+  /** Present when Redis is configured (`REDIS_URL`): sessions, rate limits and run events live there. */
+  redis: z.enum(['connected', 'disconnected']).optional(),
   /** The agent service's plugins and their states (when the oracle part is enabled). */
   plugins: z
     .array(

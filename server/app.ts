@@ -2,12 +2,15 @@ import express, { type ErrorRequestHandler, type Express } from 'express';
 import type { ApiError } from '../contracts/errors.js';
 import { createOperatorAuth } from './operator-auth.js';
 import type { Part, PartContext } from './part.js';
+import type { ServerLifecycle } from './server.js';
 import { requestContext } from './request-context.js';
 import { createSystemRouter } from './system-router.js';
 
 export interface AppOptions {
   ctx: PartContext;
   parts: Part[];
+  /** Read by `/health` and the drain (default: never draining). */
+  lifecycle?: ServerLifecycle;
 }
 
 /**
@@ -15,7 +18,7 @@ export interface AppOptions {
  * `/` and `/metrics`, then a JSON 404 and the last-resort error handler. There is no global body parser:
  * each part parses what its own routes accept.
  */
-export function createApp({ ctx, parts }: AppOptions): Express {
+export function createApp({ ctx, parts, lifecycle = { draining: false } }: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   // No ETags: every answer is fresh (USSD replies, health, chain queries) and hashing each body costs CPU.
@@ -24,9 +27,14 @@ export function createApp({ ctx, parts }: AppOptions): Express {
   // spoofed by prepending entries. Without the flag the header is ignored.
   app.set('trust proxy', ctx.config.TRUST_PROXY_ENABLED ? 1 : false);
   app.use(requestContext(ctx.logger));
+  // While draining, a keep-alive connection closes after its answer, so the drain is not held by idle clients.
+  app.use((_req, res, next) => {
+    if (lifecycle.draining) res.setHeader('connection', 'close');
+    next();
+  });
 
   for (const part of parts) app.use(part.router);
-  app.use(createSystemRouter(ctx, parts));
+  app.use(createSystemRouter(ctx, parts, lifecycle));
 
   // An operator surface: OPERATOR_TOKEN, or a direct loopback connection when none is set.
   app.get('/metrics', createOperatorAuth(ctx.config), (_req, res, next) => {
@@ -35,6 +43,8 @@ export function createApp({ ctx, parts }: AppOptions): Express {
       .then((text) => res.type(ctx.metrics.contentType).send(text))
       .catch(next);
   });
+
+  for (const part of parts) if (part.notFound) app.use(part.notFound);
 
   app.use((_req, res) => {
     const body: ApiError = { code: 'not_found', message: 'No such route.', requestId: res.locals.requestId };

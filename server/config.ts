@@ -66,10 +66,16 @@ export const EnvSchema = z.object({
 
   /** Directory of the keys a development server generates once and keeps (mode 0600). */
   DATA_DIR: z.string().default('./data'),
+  /** On SIGTERM/SIGINT: how long in-flight requests may take to finish before their connections are cut. */
+  DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
 
   // --- Database ---
   DATABASE_URL: optionalUrl,
   PGLITE_DATA_DIR: z.string().default('./data/pglite'),
+  /** PostgreSQL: longest run of one statement (server `statement_timeout`, and a client-side read timeout). */
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(2000),
+  /** PostgreSQL: longest wait for a pooled connection; with the statement timeout, within the USSD 3 s budget. */
+  DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(500),
 
   // --- Shared stores ---
   REDIS_URL: optionalUrl,

@@ -6,13 +6,22 @@ import { startServer, type RunningServer } from './server.js';
 const bootLogger = createLogger(process.env['LOG_LEVEL'] ?? 'info');
 let server: RunningServer | undefined;
 let stopping = false;
+/** Time left after the drain for closing parts, Redis and the database before the process exits anyway. */
+const CLOSE_GRACE_MS = 5000;
+let drainTimeoutMs = 10_000;
 
-/** Graceful shutdown: stop accepting, close parts, stores and the database, then exit. */
+/**
+ * Graceful shutdown (server.ts `close()`): stop accepting, `/health` 503 `draining`, let in-flight requests
+ * finish within DRAIN_TIMEOUT_MS, close parts, Redis and the database, then exit.
+ */
 function stop(signal: NodeJS.Signals): void {
   if (stopping) return;
   stopping = true;
-  bootLogger.info({ signal }, 'shutting down');
-  const force = setTimeout(() => process.exit(1), 10_000).unref();
+  bootLogger.info({ signal, drainTimeoutMs }, 'shutting down: draining');
+  const force = setTimeout(() => {
+    bootLogger.error('shutdown did not finish in time; exiting');
+    process.exit(1);
+  }, drainTimeoutMs + CLOSE_GRACE_MS).unref();
   (server?.close() ?? Promise.resolve())
     .then(() => {
       clearTimeout(force);
@@ -30,6 +39,7 @@ process.on('SIGINT', stop);
 
 try {
   const config = loadConfig(process.env);
+  drainTimeoutMs = config.DRAIN_TIMEOUT_MS;
   server = await startServer(config, { logger: createLogger(config.LOG_LEVEL) });
   if (stopping) await server.close();
 } catch (err) {

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { Router } from 'express';
+import type { RequestHandler, Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { Config } from './config.js';
@@ -32,12 +32,23 @@ export interface Part {
   name: string;
   /** Mounted at the app root; each part owns its own paths. */
   router: Router;
+  /**
+   * Runs for a request no route of the app answered, before the app's JSON 404 (e.g. the chain gateway's
+   * Cosmos-shaped 404 for a chain path under a prefix it does not serve); `next()` passes it on.
+   */
+  notFound?: RequestHandler;
   /** What the part adds to `/health` (e.g. the oracle's plugins and their states). */
   health?(): Promise<{
     plugins?: { name: string; state: 'ready' | 'degraded' | 'disabled'; reason?: string }[];
   }>;
   /** Called once the HTTP server listens (e.g. to attach socket.io to it). */
   attach?(http: Server): void;
+  /**
+   * The server is stopping (SIGTERM): end long-lived answers (event streams, sockets) cleanly now, so they do
+   * not hold the drain until its timeout; ordinary requests in flight finish by themselves. What a client can
+   * resume (a re-joinable run) must stay resumable, on this instance's successor or another one.
+   */
+  drain?(): Promise<void>;
   /** Releases what the part opened itself (timers, channels, servers). Shared connections are closed by main. */
   close(): Promise<void>;
 }

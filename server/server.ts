@@ -43,6 +43,11 @@ export interface ServerOverrides {
   parts?: Partial<Record<PartName, PartFactory>>;
 }
 
+/** The state of a running server that its routes read (`/health` answers 503 `draining` while it drains). */
+export interface ServerLifecycle {
+  draining: boolean;
+}
+
 export interface RunningServer {
   url: string;
   port: number;
@@ -52,13 +57,26 @@ export interface RunningServer {
   ctx: PartContext;
   /** The enabled parts, in ENABLED_PARTS order. */
   parts: Part[];
+  lifecycle: ServerLifecycle;
+  /**
+   * Graceful stop: stops accepting connections, answers `/health` 503 `draining`, asks each part to end its
+   * long-lived streams, lets in-flight requests finish for at most `config.DRAIN_TIMEOUT_MS` (then cuts what
+   * is left), and closes what the server opened (parts, Redis, the database).
+   */
   close(): Promise<void>;
 }
 
 /** The database the configuration points at: PostgreSQL when DATABASE_URL is set, else on-disk PGlite. */
 export function dbTargetFromConfig(config: Config): DbTarget {
   return config.DATABASE_URL
-    ? { kind: 'postgres', url: config.DATABASE_URL }
+    ? {
+        kind: 'postgres',
+        url: config.DATABASE_URL,
+        bounds: {
+          statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+          acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS,
+        },
+      }
     : { kind: 'pglite', dataDir: config.PGLITE_DATA_DIR };
 }
 
@@ -71,6 +89,8 @@ export function openRedis(url: string): Redis {
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
     connectTimeout: 2000,
+    // Reconnect attempts at most 200 ms apart: service returns within a fraction of a second of Redis.
+    retryStrategy: (times) => Math.min(times * 50, 200),
     // Commands issued in the same tick (session get, rate-limit increment of concurrent requests) share one write.
     enableAutoPipelining: true,
   });
@@ -102,7 +122,9 @@ export async function waitForRedis(redis: Redis, timeoutMs: number): Promise<boo
 export async function startServer(config: Config, overrides: ServerOverrides = {}): Promise<RunningServer> {
   const logger = overrides.logger ?? createLogger(config.LOG_LEVEL);
   const cleanups: (() => Promise<void>)[] = [];
-  // The listening socket closes first (no new request reaches a closing part), then the rest in reverse order.
+  const lifecycle: ServerLifecycle = { draining: false };
+  const parts: Part[] = [];
+  // The listening socket drains first (no new request reaches a closing part), then the rest in reverse order.
   let closeHttp: (() => Promise<void>) | undefined;
   const closeAll = async (): Promise<void> => {
     const first = closeHttp;
@@ -115,9 +137,10 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
   try {
     let db = overrides.db;
     if (db === undefined) {
-      const opened = await openDb(dbTargetFromConfig(config));
+      const target = dbTargetFromConfig(config);
+      const opened = await openDb(target);
       cleanups.push(() => opened.close());
-      await migrateToLatest(opened);
+      await migrateMayTakeLong(target, opened);
       db = opened;
     }
 
@@ -141,11 +164,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     });
     http.listen(overrides.port ?? config.PORT, '0.0.0.0');
     await once(http, 'listening');
-    closeHttp = () =>
-      new Promise<void>((resolve) => {
-        http.close(() => resolve());
-        http.closeAllConnections();
-      });
+    closeHttp = () => drain(http, parts, lifecycle, config.DRAIN_TIMEOUT_MS, logger);
     const { port } = http.address() as AddressInfo;
 
     // One chain node for every part that needs one: CHAIN_GRPC_URL, or the embedded fixture node.
@@ -171,14 +190,13 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
       chainGrpcUrl,
     };
 
-    const parts: Part[] = [];
     for (const name of config.ENABLED_PARTS) {
       const part = await (overrides.parts?.[name] ?? PART_FACTORIES[name])(ctx);
       cleanups.push(() => part.close());
       parts.push(part);
     }
 
-    const app = createApp({ ctx, parts });
+    const app = createApp({ ctx, parts, lifecycle });
     ready.app = app;
     for (const part of parts) part.attach?.(http);
     // Through the server's listeners, as attached parts (socket.io) wrap them.
@@ -187,9 +205,83 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
       { port, parts: config.ENABLED_PARTS, database: db.kind, redis: Boolean(redis) },
       'server listening',
     );
-    return { url: `http://127.0.0.1:${port}`, port, http, app, ctx, parts, close: closeAll };
+    let closing: Promise<void> | undefined;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      port,
+      http,
+      app,
+      ctx,
+      parts,
+      lifecycle,
+      close: () => (closing ??= closeAll()),
+    };
   } catch (err) {
     await closeAll();
     throw err;
+  }
+}
+
+/**
+ * Runs the migrations. On PostgreSQL they run on a connection of their own without the statement timeout (a
+ * migration may rewrite a large table, or wait for another instance's migration lock); PGlite has a single
+ * connection, the one given.
+ */
+async function migrateMayTakeLong(target: DbTarget, db: Db): Promise<void> {
+  if (target.kind !== 'postgres') {
+    await migrateToLatest(db);
+    return;
+  }
+  const migrationDb = await openDb({
+    ...target,
+    poolSize: 1,
+    bounds: { ...target.bounds, statementTimeoutMs: 0 },
+  });
+  try {
+    await migrateToLatest(migrationDb);
+  } finally {
+    await migrationDb.close();
+  }
+}
+
+/**
+ * Graceful drain of the HTTP server: no new connections (`close()`), `Connection: close` on every answer
+ * still given (app.ts), the parts' long-lived streams ended, then a wait for the requests in flight, at most
+ * `timeoutMs`, after which the connections left are cut.
+ */
+async function drain(
+  http: Server,
+  parts: Part[],
+  lifecycle: ServerLifecycle,
+  timeoutMs: number,
+  logger: Logger,
+): Promise<void> {
+  lifecycle.draining = true;
+  const started = Date.now();
+  const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+  // Keep-alive connections with no request in flight are closed now, and each one whose answer (begun
+  // before the drain, so without `Connection: close`) has since been sent, at the next sweep.
+  http.closeIdleConnections();
+  const sweep = setInterval(() => http.closeIdleConnections(), 50);
+  await Promise.all(
+    parts.map((p) =>
+      (p.drain?.() ?? Promise.resolve()).catch((err: unknown) =>
+        logger.warn({ err, part: p.name }, 'drain: a part did not drain cleanly'),
+      ),
+    ),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(true), Math.max(0, timeoutMs - (Date.now() - started)));
+  });
+  const timedOut = await Promise.race([closed.then(() => false), expired]);
+  clearTimeout(timer);
+  clearInterval(sweep);
+  if (timedOut) {
+    logger.warn({ timeoutMs }, 'drain: requests still in flight at the drain timeout; cutting them');
+    http.closeAllConnections();
+    await closed;
+  } else {
+    logger.info({ ms: Date.now() - started }, 'drain: every request finished');
   }
 }

@@ -2,32 +2,72 @@ import { initServer, createExpressEndpoints } from '@ts-rest/express';
 import { Router } from 'express';
 import { systemContract } from '../contracts/system.js';
 import type { Part, PartContext } from './part.js';
+import type { ServerLifecycle } from './server.js';
 
 const s = initServer();
 
-/** GET /health (spec A5, with a real database check) and GET / (spec A6). */
+/** How long `/health` waits for each dependency before it reports it disconnected. */
+const HEALTH_CHECK_TIMEOUT_MS = 2000;
+
+/**
+ * GET /health (spec A5, with a real check of each configured dependency: the database, and Redis when
+ * configured) and GET / (spec A6). `/health` answers 503 when a dependency is down, and 503 `draining` while
+ * the server stops, so balancers route elsewhere.
+ */
 export function createSystemRouter(
-  ctx: Pick<PartContext, 'config' | 'db' | 'logger'>,
+  ctx: Pick<PartContext, 'config' | 'db' | 'logger' | 'redis'>,
   parts: Pick<Part, 'health'>[] = [],
+  lifecycle: ServerLifecycle = { draining: false },
 ): Router {
   const environment = ctx.config.NODE_ENV;
+  const checkDb = (): Promise<boolean> =>
+    ctx.db.ping(HEALTH_CHECK_TIMEOUT_MS).then(
+      () => true,
+      (err: unknown) => {
+        ctx.logger.warn({ err }, 'health: database unreachable');
+        return false;
+      },
+    );
+  const checkRedis = async (): Promise<boolean | undefined> => {
+    const redis = ctx.redis;
+    if (redis === undefined) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        redis.ping(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('redis ping timed out')), HEALTH_CHECK_TIMEOUT_MS);
+        }),
+      ]);
+      return true;
+    } catch (err) {
+      ctx.logger.warn({ err }, 'health: redis unreachable');
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   const router = s.router(systemContract, {
     health: async () => {
-      const extras = await Promise.all(parts.map((p) => p.health?.() ?? Promise.resolve({ plugins: [] })));
+      const [extras, dbUp, redisUp] = await Promise.all([
+        Promise.all(parts.map((p) => p.health?.() ?? Promise.resolve({ plugins: [] }))),
+        checkDb(),
+        checkRedis(),
+      ]);
       const plugins = extras.flatMap((e) => e.plugins ?? []);
-      const base = {
+      const healthy = dbUp && redisUp !== false;
+      const body = {
+        status: lifecycle.draining ? ('draining' as const) : healthy ? ('ok' as const) : ('error' as const),
         environment,
         timestamp: new Date().toISOString(),
-        uptime: process.uptime(),
+        uptime: Math.floor(process.uptime()),
+        database: dbUp ? ('connected' as const) : ('disconnected' as const),
+        ...(redisUp === undefined
+          ? {}
+          : { redis: redisUp ? ('connected' as const) : ('disconnected' as const) }),
         ...(plugins.length ? { plugins } : {}),
       };
-      try {
-        await ctx.db.ping();
-        return { status: 200, body: { ...base, status: 'ok', database: 'connected' } };
-      } catch (err) {
-        ctx.logger.warn({ err }, 'health: database unreachable');
-        return { status: 503, body: { ...base, status: 'error', database: 'disconnected' } };
-      }
+      return body.status === 'ok' ? { status: 200, body } : { status: 503, body };
     },
     probe: () =>
       Promise.resolve({

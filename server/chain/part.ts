@@ -27,6 +27,7 @@ export const createChainPart: PartFactory = async (ctx) => {
   return {
     name: 'chain',
     router,
+    notFound: router.notFound,
     close: async () => {
       client.close();
       await node?.close();

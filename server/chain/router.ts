@@ -1,5 +1,5 @@
 import { status as Status } from '@grpc/grpc-js';
-import { Router, type Request, type Response } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { CHAIN_PATH_SHAPES, ChainHeaders, type ChainPathShape } from '../../contracts/chain.js';
 import type { MethodName } from '../../generated/proto/chain-descriptor.js';
 import type { Config } from '../config.js';
@@ -48,7 +48,7 @@ const READ_METHODS = new Set(['GET', 'HEAD']);
  * paths outside them fall through to the app. Read-only: GET and HEAD; OPTIONS answers 204 (or the CORS
  * preflight when CORS is open).
  */
-export function createChainRouter(options: ChainRouterOptions): Router {
+export function createChainRouter(options: ChainRouterOptions): Router & { notFound: RequestHandler } {
   const { config, logger } = options;
   const prefixes = [...new Set([config.CHAIN_ROUTE_PREFIX, ...config.CHAIN_LEGACY_PREFIXES])];
   for (const p of prefixes) {
@@ -86,7 +86,40 @@ export function createChainRouter(options: ChainRouterOptions): Router {
       send(res, ChainError.notImplemented());
     }
   });
-  return router;
+  return Object.assign(router, { notFound: chainShapedNotFound(prefixes, createRouteMatcher(all)) });
+}
+
+/**
+ * For a path no route of the app answered: when it has the chain's shape under a prefix this deployment does
+ * not serve (`/cosmos/entity/x`, `/ixo-old/claims/claims`), the Cosmos body `{code: 5, message, details: []}`
+ * with 404, naming the prefixes served, so an integrator with the wrong prefix learns the right one. Anything
+ * else is passed on (the app's own 404 body).
+ */
+function chainShapedNotFound(
+  prefixes: readonly string[],
+  anyRoute: (path: string) => RouteMatch | undefined,
+): RequestHandler {
+  const served = prefixes.map((p) => `/${p}`).join(', ');
+  return (req, res, next) => {
+    const slash = req.path.indexOf('/', 1);
+    const prefix = slash > 0 ? req.path.slice(1, slash) : '';
+    if (!READ_METHODS.has(req.method) || !PREFIX.test(prefix)) return next();
+    let shaped: boolean;
+    try {
+      shaped = anyRoute(req.path.slice(slash)) !== undefined;
+    } catch (err) {
+      if (!(err instanceof MalformedPathError)) throw err;
+      shaped = true;
+    }
+    if (!shaped) return next();
+    send(
+      res,
+      new ChainError(
+        Status.NOT_FOUND,
+        `No chain routes under /${prefix}. This deployment serves the chain routes under ${served}.`,
+      ),
+    );
+  };
 }
 
 function serve(

@@ -3,6 +3,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, PGliteDialect, sql, type KyselyPlugin } from 'kysely';
 import { Migrator, type MigrationResultSet } from 'kysely/migration';
 import pg from 'pg';
+import { createBoundedPool, type PoolBounds } from './bounded-pool.js';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
 import { inSchema } from './pglite-schema.js';
@@ -15,7 +16,7 @@ export type { Database } from './schema.js';
  * shares one embedded database between handles (each in its own schema); closing a handle leaves it open.
  */
 export type DbTarget =
-  | { kind: 'postgres'; url: string; schema?: string; poolSize?: number }
+  | { kind: 'postgres'; url: string; schema?: string; poolSize?: number; bounds?: Partial<PoolBounds> }
   | { kind: 'pglite'; dataDir?: string; schema?: string; instance?: PGlite };
 
 /** The database handle every part receives. */
@@ -24,7 +25,10 @@ export interface Db {
   readonly kind: DbTarget['kind'];
   /** The PostgreSQL schema this handle works in, when not the default search path. */
   readonly schema: string | undefined;
-  /** One round trip (`select 1`); rejects when the database is unreachable. */
+  /**
+   * One round trip (`select 1`); rejects when the database is unreachable or has not answered after
+   * `timeoutMs` (on PostgreSQL the connection it used is then discarded, not kept by a stalled query).
+   */
   ping(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -35,20 +39,23 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => {
   return Number.isSafeInteger(n) ? n : v;
 });
 
+/** The bounded waits of a PostgreSQL pool when the caller names none (server/config.ts has the same defaults). */
+export const DEFAULT_POOL_BOUNDS: PoolBounds = { statementTimeoutMs: 2000, acquireTimeoutMs: 500 };
+
 /** Opens the database. Does not run migrations; call {@link migrateToLatest}. */
 export async function openDb(target: DbTarget): Promise<Db> {
   if (target.kind === 'postgres') {
-    const pool = new pg.Pool({
-      connectionString: target.url,
-      max: target.poolSize ?? 10,
-      connectionTimeoutMillis: 5000,
-      // A search_path per connection gives each test file its own schema on the real server.
-      ...(target.schema ? { options: `-c search_path=${target.schema}` } : {}),
-    });
-    // An idle client losing its connection (database restart) must not crash the process.
-    pool.on('error', () => undefined);
+    const { pool, ping } = createBoundedPool(
+      {
+        connectionString: target.url,
+        max: target.poolSize ?? 10,
+        // A search_path per connection gives each test file its own schema on the real server.
+        ...(target.schema ? { options: `-c search_path=${target.schema}` } : {}),
+      },
+      { ...DEFAULT_POOL_BOUNDS, ...target.bounds },
+    );
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return makeDb(kysely, 'postgres', target.schema);
+    return makeDb(kysely, 'postgres', target.schema, ping);
   }
   let pglite = target.instance;
   if (pglite === undefined) {
@@ -78,13 +85,19 @@ const yieldToEventLoop: KyselyPlugin = {
   },
 };
 
-function makeDb(kysely: Kysely<Database>, kind: DbTarget['kind'], schema: string | undefined): Db {
+function makeDb(
+  kysely: Kysely<Database>,
+  kind: DbTarget['kind'],
+  schema: string | undefined,
+  poolPing?: (timeoutMs: number) => Promise<void>,
+): Db {
   let closed = false;
   return {
     kysely,
     kind,
     schema,
     async ping(timeoutMs = 2000) {
+      if (poolPing) return poolPing(timeoutMs);
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(

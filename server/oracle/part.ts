@@ -1,9 +1,12 @@
 import { readFile } from 'node:fs/promises';
+import type { Server as HttpServer } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { createChainGrpcClient } from '../chain/grpc-client.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { PartFactory } from '../part.js';
+import { endEventStreams } from './http/event-stream.js';
+import { drainSockets } from './socket/socket-server.js';
 import { createIxoDidKeyResolver } from './auth/did-key-resolver.js';
 import { createTokenVerifier } from './auth/token-verifier.js';
 import { loadOracleIdentity } from './identity.js';
@@ -77,10 +80,22 @@ export function oraclePart(options: OraclePartOptions = {}): PartFactory {
       { did: identity.did, entityDid: identity.entityDid, models: models.list().map((m) => m.id) },
       'oracle: ready',
     );
+    let attachedTo: HttpServer | undefined;
     return {
       name: 'oracle',
       router: app.router,
-      attach: (http) => app.attach(http),
+      attach: (http) => {
+        attachedTo = http;
+        app.attach(http);
+      },
+      // Event streams end and sockets lose their transport; runs go on and stay re-joinable.
+      drain: () => {
+        if (attachedTo) {
+          endEventStreams(attachedTo);
+          drainSockets(attachedTo);
+        }
+        return Promise.resolve();
+      },
       health: async () => ({ plugins: await app.health() }),
       close: async () => {
         await app.close();

@@ -13,6 +13,25 @@ export interface EventStream {
   end: () => void;
 }
 
+/** The event streams open on each HTTP server, ended by {@link endEventStreams} when that server drains. */
+const openStreams = new WeakMap<object, Set<() => void>>();
+
+/** The HTTP server a response is written through (Node sets `socket.server` on accepted sockets). */
+function serverOf(res: Response): object | undefined {
+  return (res.req.socket as { server?: object } | null)?.server;
+}
+
+/**
+ * Ends every event stream open on `http` (the server is draining): each gets a `: draining` comment and a
+ * clean end of its body. The runs they followed go on and stay re-joinable (`Last-Event-ID`), on this
+ * instance's successor or another one.
+ */
+export function endEventStreams(http: object): void {
+  const streams = openStreams.get(http);
+  if (!streams) return;
+  for (const end of [...streams]) end();
+}
+
 /**
  * Starts a server-sent events answer: the streaming headers (no caching, no proxy buffering), frames of
  * `id` / `event` / one-line JSON `data` (framed by eventsource-encoder; the frames of one event-loop turn are
@@ -49,14 +68,26 @@ export function openEventStream(
   };
   const heartbeat = setInterval(() => queue(encodeComment('heartbeat')), options.heartbeatMs);
   heartbeat.unref();
+  const server = serverOf(res);
   const end = (): void => {
     if (controller.signal.aborted) return;
+    if (server) openStreams.get(server)?.delete(drainEnd);
     clearInterval(heartbeat);
     if (scheduled) clearImmediate(scheduled);
     flush();
     controller.abort();
     body.end();
   };
+  const drainEnd = (): void => {
+    if (controller.signal.aborted) return;
+    pending.push(encodeComment('draining'));
+    end();
+  };
+  if (server) {
+    let streams = openStreams.get(server);
+    if (!streams) openStreams.set(server, (streams = new Set()));
+    streams.add(drainEnd);
+  }
   res.once('close', end);
   return {
     body,

@@ -35,6 +35,18 @@ export interface OracleSockets {
   close(): Promise<void>;
 }
 
+/** Per HTTP server: closes the transports of its sockets (see {@link drainSockets}). */
+const socketDrains = new WeakMap<HttpServer, () => void>();
+
+/**
+ * The HTTP server is draining: closes the transport of every socket.io client on it. Clients see a transport
+ * close (not a server-side disconnect) and reconnect by themselves, to the successor or another instance, and
+ * re-join their session's room; a server-side `disconnect()` would tell them not to come back.
+ */
+export function drainSockets(http: HttpServer): void {
+  socketDrains.get(http)?.();
+}
+
 /**
  * socket.io on the service's HTTP server (namespace `/`, path `/socket.io`). The handshake carries
  * `auth: {invocation?, ucanDelegation}` and `query: {sessionId, userDid}`: the tokens are verified like any
@@ -86,6 +98,7 @@ export function createOracleSockets(deps: {
 
   return {
     attach(http) {
+      socketDrains.set(http, () => io?.engine.close());
       io = new Server(http, {
         serveClient: false,
         cors: { origin: deps.corsOrigins.includes('*') ? '*' : deps.corsOrigins },

@@ -1,0 +1,134 @@
+import pg from 'pg';
+
+/** How long a pooled PostgreSQL connection may make a caller wait. */
+export interface PoolBounds {
+  /** Longest run of one statement: the server's `statement_timeout`, and a client-side read timeout; 0: none. */
+  statementTimeoutMs: number;
+  /** Longest wait for a connection from the pool (including opening a new one). */
+  acquireTimeoutMs: number;
+}
+
+/**
+ * A client-side read timeout a little above the server's `statement_timeout`: a slow statement is cancelled by
+ * the server first (the connection stays usable); only a server that does not answer at all (paused, network
+ * gone) reaches this one, and that connection is then discarded.
+ */
+const READ_TIMEOUT_MARGIN_MS = 100;
+
+/** pg's messages for the two client-side timeouts, which carry no error code. */
+const CLIENT_TIMEOUTS = ['Query read timeout', 'timeout exceeded when trying to connect'];
+
+/** Gives pg's client-side timeouts the code of a connection timeout, so callers treat them as "unavailable". */
+export function tagTimeout(err: unknown): unknown {
+  if (err instanceof Error && CLIENT_TIMEOUTS.some((m) => err.message.startsWith(m))) {
+    const tagged = err as Error & { code?: string };
+    tagged.code ??= 'ETIMEDOUT';
+  }
+  return err;
+}
+
+/** A pg pool whose every wait is bounded. */
+export interface BoundedPool {
+  /** What kysely's PostgresDialect is given. */
+  pool: pg.Pool;
+  /** One round trip on a connection of its own; gives up after `timeoutMs` and then discards that connection. */
+  ping: (timeoutMs: number) => Promise<void>;
+}
+
+/**
+ * A pg pool with bounded waits ({@link PoolBounds}). A connection whose query timed out on the client side
+ * (the server did not answer) is destroyed on release instead of going back to the pool: its late answer would
+ * otherwise be read by the next query, or the next caller would wait behind the stalled one.
+ */
+export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): BoundedPool {
+  const pool = new pg.Pool({
+    ...config,
+    connectionTimeoutMillis: bounds.acquireTimeoutMs,
+    ...(bounds.statementTimeoutMs > 0
+      ? {
+          statement_timeout: bounds.statementTimeoutMs,
+          query_timeout: bounds.statementTimeoutMs + READ_TIMEOUT_MARGIN_MS,
+        }
+      : {}),
+  });
+  // An idle client losing its connection (database restart) must not crash the process.
+  pool.on('error', () => undefined);
+
+  const broken = new WeakSet<pg.PoolClient>();
+  const listened = new WeakSet<pg.PoolClient>();
+  const connect = pool.connect.bind(pool);
+  const guarded = async (): Promise<pg.PoolClient> => {
+    const client = await connect().catch((err: unknown) => {
+      throw tagTimeout(err);
+    });
+    if (!listened.has(client)) {
+      listened.add(client);
+      // A checked-out client whose server goes away between two queries (a restart: "terminating connection
+      // due to administrator command") emits 'error'; unheard, that would crash the process. The next query on
+      // it fails, and it is destroyed on release.
+      client.on('error', () => broken.add(client));
+    }
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    const release = client.release.bind(client);
+    const wrapped: Pick<pg.PoolClient, 'query' | 'release'> = {
+      query: (...args: unknown[]) => {
+        // A connection whose server stopped answering fails at once (e.g. the ROLLBACK kysely sends after a
+        // failed statement in a transaction), instead of waiting out a second read timeout.
+        if (broken.has(client)) {
+          return Promise.reject(
+            Object.assign(new Error('Query read timeout: connection discarded'), { code: 'ETIMEDOUT' }),
+          );
+        }
+        const result = query(...args);
+        if (!(result instanceof Promise)) return result;
+        return result.catch((err: unknown) => {
+          if (tagTimeout(err) instanceof Error && (err as { code?: string }).code === 'ETIMEDOUT') {
+            broken.add(client);
+          }
+          throw err;
+        });
+      },
+      release: (destroy?: boolean | Error) => {
+        release(destroy === true || destroy instanceof Error || broken.has(client) ? true : undefined);
+      },
+    } as Pick<pg.PoolClient, 'query' | 'release'>;
+    return Object.assign(client, wrapped);
+  };
+  // Every caller (kysely, the ping) goes through the guarded connect.
+  (pool as { connect: unknown }).connect = guarded;
+
+  return {
+    pool,
+    async ping(timeoutMs) {
+      let gaveUp = false;
+      let timer: NodeJS.Timeout | undefined;
+      const attempt = (async () => {
+        const client = await guarded();
+        if (gaveUp) {
+          client.release(true);
+          return;
+        }
+        try {
+          // pg reads a per-query `query_timeout` (its types do not declare it).
+          await client.query({ text: 'select 1', query_timeout: timeoutMs } as pg.QueryConfig);
+          client.release();
+        } catch (err) {
+          client.release(true);
+          throw err;
+        }
+      })();
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          gaveUp = true;
+          reject(new Error(`database ping timed out after ${timeoutMs} ms`));
+        }, timeoutMs);
+      });
+      attempt.catch(() => undefined);
+      try {
+        await Promise.race([attempt, timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}

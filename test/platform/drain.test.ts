@@ -1,0 +1,153 @@
+import http from 'node:http';
+import { Router } from 'express';
+import supertest from 'supertest';
+import { describe, expect, it } from 'vitest';
+import type { Part } from '../../server/part.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { openTestDb } from '../helpers/db.js';
+import { newUser, oracleApi } from '../oracle/helpers/oracle-client.js';
+import { newOracleKey, startOracleApp } from '../oracle/helpers/oracle-app.js';
+import { connectSocket } from '../oracle/helpers/socket-client.js';
+
+// Issue 16 item 2: a stop (SIGTERM, main.ts → server.close()) drains. Regression of "SIGTERM under load reset
+// all 40 requests in flight": server.ts called closeAllConnections() right after close().
+
+/** A part whose one route answers after `ms`, and counts the requests it has begun. */
+function slowPart(ms: number): { started: () => number; factory: () => Promise<Part> } {
+  let started = 0;
+  const router = Router();
+  router.get('/slow', (_req, res) => {
+    started++;
+    setTimeout(() => res.json({ ok: true }), ms);
+  });
+  return {
+    started: () => started,
+    factory: () => Promise.resolve({ name: 'chain', router, close: () => Promise.resolve() }),
+  };
+}
+
+/** GET over a fresh connection each; resolves with the status, or the error's code. */
+function get(url: string): Promise<number | string> {
+  return new Promise((resolve) => {
+    const req = http.get(url, { agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+  });
+}
+
+async function waitFor(check: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+async function slowApp(ms: number, drainMs: number): Promise<{ t: TestApp; started: () => number }> {
+  const slow = slowPart(ms);
+  const t = await startTestApp({
+    db: await openTestDb(),
+    env: { ENABLED_PARTS: 'chain', DRAIN_TIMEOUT_MS: String(drainMs) },
+    parts: { chain: slow.factory },
+  });
+  return { t, started: slow.started };
+}
+
+describe('graceful drain', () => {
+  it('sigterm under load no longer resets the requests in flight: they finish, then the server closes', async () => {
+    const { t, started } = await slowApp(400, 10_000);
+    try {
+      const inFlight = Array.from({ length: 40 }, () => get(`${t.url}/slow`));
+      await waitFor(() => started() === 40);
+      const stopping = t.server.close();
+      expect(t.server.lifecycle.draining).toBe(true);
+      // Balancers polling /health see the drain (here through the app in-process: the listener is closed).
+      const health = await supertest(t.app).get('/health').expect(503);
+      expect(health.body).toMatchObject({ status: 'draining', database: 'connected' });
+      // New connections are refused.
+      expect(await get(`${t.url}/slow`)).toBe('ECONNREFUSED');
+      expect(await Promise.all(inFlight)).toEqual(Array.from({ length: 40 }, () => 200));
+      await stopping;
+    } finally {
+      await t.close();
+      await t.db.close();
+    }
+  });
+
+  it('cuts the requests still in flight at DRAIN_TIMEOUT_MS, and no later', async () => {
+    const { t, started } = await slowApp(30_000, 300);
+    try {
+      const stuck = get(`${t.url}/slow`);
+      await waitFor(() => started() === 1);
+      const t0 = Date.now();
+      await t.server.close();
+      const took = Date.now() - t0;
+      expect(took).toBeGreaterThanOrEqual(250);
+      expect(took).toBeLessThan(2000);
+      expect(await stuck).toBe('ECONNRESET');
+    } finally {
+      await t.close();
+      await t.db.close();
+    }
+  });
+
+  it('ends agent event streams and sockets at once, not at the drain timeout', async () => {
+    await using db = await openTestDb();
+    const a = await startOracleApp({ db, env: { SCRIPTED_MODEL_DELAY_MS: '20', DRAIN_TIMEOUT_MS: '8000' } });
+    const user = await newUser(a.oracleDid);
+    const api = oracleApi(a.url, user);
+    const session = await api.createSession();
+    const tab = await connectSocket(a.url, user, session.sessionId);
+    const disconnected = new Promise<string>((resolve) => tab.socket.once('disconnect', resolve));
+    let closed: Promise<void> | undefined;
+    let t0 = 0;
+    const comments: string[] = [];
+    const streamed = await api.stream(
+      session.sessionId,
+      { message: 'write a long story' },
+      (_e, all) => {
+        if (all.length === 5 && !closed) {
+          t0 = Date.now();
+          closed = a.close();
+        }
+        return false;
+      },
+      (comment) => void comments.push(comment),
+    );
+    await closed;
+    expect(Date.now() - t0).toBeLessThan(3000);
+    expect(comments).toContain('draining');
+    expect(streamed.events.some((e) => e.event === 'done')).toBe(false);
+    // A transport close: socket.io clients reconnect by themselves (a server-side disconnect would not).
+    expect(await disconnected).toBe('transport close');
+    tab.close();
+  });
+
+  it('a run whose stream was drained stays re-joinable on the successor', async () => {
+    await using db = await openTestDb();
+    const signingKey = await newOracleKey();
+    const env = { SCRIPTED_MODEL_DELAY_MS: '5', ORACLE_RUN_LEASE_SECONDS: '1' };
+    const a = await startOracleApp({ db, signingKey, env });
+    const user = await newUser(a.oracleDid);
+    const session = await oracleApi(a.url, user).createSession();
+    let closed: Promise<void> | undefined;
+    const first = await oracleApi(a.url, user).stream(
+      session.sessionId,
+      { message: 'write a long story' },
+      (_e, all) => {
+        if (all.length === 10) closed ??= a.close();
+      },
+    );
+    await closed;
+    expect(first.events.length).toBeGreaterThanOrEqual(10);
+    expect(first.comments).toContain('draining');
+    await using b = await startOracleApp({ db, signingKey, env });
+    const runId = first.response.headers.get('x-run-id') as string;
+    const rest = await oracleApi(b.url, user).rejoin(runId, first.events.at(-1)?.id as number);
+    expect(rest.response.status).toBe(200);
+    expect(rest.events.find((e) => e.event === 'run')?.data).toMatchObject({ runId, resumed: true });
+    expect(rest.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
+  });
+});
