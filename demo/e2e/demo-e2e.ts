@@ -94,7 +94,7 @@ const steps: Step[] = [
       await statusIs(page, 'ready');
       await page.waitForSelector('#card-2.highlighted');
       const render = await page.textContent('[data-testid=action-render]');
-      if (render?.trim() !== '✨ Highlighted card-2') throw new Error(`render: ${render}`);
+      if (render?.trim() !== 'Action: Highlighted card-2') throw new Error(`render: ${render}`);
       const answer = await lastAi(page);
       if (!answer.includes('I highlighted the second card for you.')) throw new Error(`answer: ${answer}`);
       await page.screenshot({ path: `${artifacts}chat.png`, fullPage: true });

@@ -44,7 +44,7 @@ const uiComponents: UIComponents = {
   ),
   ToolCall: ({ toolName, status }: { toolName: string; status?: string }) => (
     <div className="tool-call" data-testid={`tool-${toolName}`}>
-      🔧 {toolName} <em>{status}</em>
+      Tool: {toolName} <em>{status}</em>
     </div>
   ),
 };
@@ -111,7 +111,7 @@ function Chat({ oracleDid, sessionId }: { oracleDid: string; sessionId: string }
     },
     render: ({ status, args }) => (
       <div className="action" data-testid="action-render">
-        ✨ {status === 'done' ? `Highlighted ${args.cardId ?? ''}` : 'Highlighting…'}
+        Action: {status === 'done' ? `Highlighted ${args.cardId ?? ''}` : 'Highlighting…'}
       </div>
     ),
   });
