@@ -1,17 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import type { RunningServer } from '../../server/server.js';
 
-const USAGE = `Usage: npm run ussd -- [--url http://host:3000] [--phone +254712345678] [--code *384*123#]
+const DEFAULT_URL = 'http://localhost:3000';
+
+const USAGE = `Usage: npm run ussd -- [--url ${DEFAULT_URL}] [--phone +254712345678] [--code *384*123#]
                       [--session <id>] [--form]
 
-A terminal phone for the USSD gateway. It dials, then sends each line you type as the next input,
-accumulating the text with * as the telecom gateway does, and prints every screen. It stops on an END
-reply. Lines can also be piped in:  printf '1\\n0\\n*\\n' | npm run ussd
+A terminal phone for a running USSD gateway. It talks to the server over HTTP exactly as a telecom
+gateway does: it dials, then sends each line you type as the next input, accumulating the text with *,
+and prints every screen. It stops on an END reply. Lines can also be piped in:
+  printf '1\\n0\\n*\\n' | npm run ussd
 
-  --url      a running gateway; without it the server starts in this process from the environment
-             (embedded defaults: PGlite under PGLITE_DATA_DIR, in-process sessions)
+  --url      the gateway's base URL (default ${DEFAULT_URL}); start one first with: npm start
   --form     post form-encoded bodies, as Africa's Talking does (default JSON)
   Commands:  /redial  start a new session    /quit  leave`;
 
@@ -30,23 +31,12 @@ if (opts.help) {
   process.exit(0);
 }
 
-let server: RunningServer | undefined;
-let baseUrl = opts.url;
-if (baseUrl === undefined) {
-  // Same code path as server/main.ts; logs go to stderr so screens stay readable. Loaded only here, so
-  // dialling a running server with --url starts at once.
-  const [{ loadConfig }, { createLogger }, { startServer }] = await Promise.all([
-    import('../../server/config.js'),
-    import('../../server/logger.js'),
-    import('../../server/server.js'),
-  ]);
-  const config = loadConfig({
-    ...process.env,
-    ENABLED_PARTS: process.env['ENABLED_PARTS'] ?? 'ussd',
-    LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn',
-  });
-  server = await startServer(config, { port: 0, logger: createLogger(config.LOG_LEVEL, process.stderr) });
-  baseUrl = server.url;
+// The simulator is a client only: it never opens the database (./data/pglite) or any server code.
+const baseUrl = opts.url ?? DEFAULT_URL;
+
+/** Thrown when nothing answers at the URL: the user is told how to start a server. */
+class NoServerError extends Error {
+  override name = 'NoServerError';
 }
 
 const newSessionId = (): string => opts.session ?? `sim-${randomBytes(4).toString('hex')}`;
@@ -56,11 +46,30 @@ let inputs: string[] = [];
 /** Posts the accumulated text; returns the reply, or throws on anything but HTTP 200. */
 async function send(): Promise<string> {
   const fields = { sessionId, serviceCode: opts.code, phoneNumber: opts.phone, text: inputs.join('*') };
-  const res = await fetch(new URL('/api/ussd', baseUrl), {
-    method: 'POST',
-    headers: { 'content-type': opts.form ? 'application/x-www-form-urlencoded' : 'application/json' },
-    body: opts.form ? new URLSearchParams(fields).toString() : JSON.stringify(fields),
-  });
+  let res: Response;
+  try {
+    res = await fetch(new URL('/api/ussd', baseUrl), {
+      method: 'POST',
+      headers: { 'content-type': opts.form ? 'application/x-www-form-urlencoded' : 'application/json' },
+      body: opts.form ? new URLSearchParams(fields).toString() : JSON.stringify(fields),
+      signal: AbortSignal.timeout(10_000),
+    });
+  } catch (err) {
+    // fetch fails with a TypeError whose cause says why: refused, unknown host, unreachable, bad port.
+    if (!(err instanceof TypeError)) throw err;
+    const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
+    const why =
+      typeof cause?.code === 'string'
+        ? cause.code
+        : typeof cause?.message === 'string'
+          ? cause.message
+          : err.message;
+    throw new NoServerError(
+      `no USSD gateway answers at ${baseUrl} (${why}).\n` +
+        'Start one in another terminal with:  npm start\n' +
+        'or point the simulator at a running one:  npm run ussd -- --url http://host:port',
+    );
+  }
   const text = await res.text();
   if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${text}`);
   return text;
@@ -105,6 +114,5 @@ try {
   exitCode = 1;
 } finally {
   rl.close();
-  await server?.close();
 }
 process.exit(exitCode);

@@ -82,6 +82,31 @@ describe('a session store that fails on save (injected)', () => {
     expect([...accounts.customers.keys()]).toEqual([CREATED.exec(reply)?.[1]]);
   });
 
+  it('a lock after the third wrong PIN is reported even when the session save fails', async () => {
+    const accounts = createInMemoryAccountService();
+    const { customerId } = await accounts.createCustomer({
+      fullName: 'Jane Doe',
+      email: null,
+      pin: '24680',
+      phoneNumber: '+254700000099',
+      language: 'en',
+    });
+    const { send, failWrites } = flowOver(accounts);
+    const texts = [
+      '',
+      '2',
+      '2*1',
+      `2*1*${customerId}`,
+      `2*1*${customerId}*11111`,
+      `2*1*${customerId}*11111*22222`,
+    ];
+    for (const text of texts) await send('s1', text);
+    failWrites(true);
+    expect(await send('s1', `${texts.at(-1)}*33333`)).toBe(
+      'END Your account is locked after 3 wrong PINs. To unlock it, contact support on 0800 000 000.',
+    );
+  });
+
   it('a step that commits nothing still answers the unavailable reply when its save fails (nothing happened)', async () => {
     const accounts = createInMemoryAccountService();
     const { send, failWrites } = flowOver(accounts);

@@ -1,8 +1,12 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { readFile, stat } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { createThrowawayDatabase } from '../helpers/db.js';
 import { TEST_ENV } from '../helpers/env.js';
 
 // `npm run ussd`, driven through piped stdin as a user would type.
@@ -26,6 +30,16 @@ function simulate(args: string[], input: string, env: Record<string, string> = {
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(input);
   });
+}
+
+/** A loopback port nothing listens on (it was free a moment ago). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 let t: TestApp;
@@ -67,20 +81,27 @@ describe('npm run ussd', () => {
     );
   });
 
-  it('fails clearly when the gateway is not there', async () => {
-    const run = await simulate(['--url', 'http://127.0.0.1:1'], '1\n');
+  it('with no server there, says how to start one and exits non-zero, without opening a database', async () => {
+    const dataDir = path.join(tmpdir(), `sim-pglite-${randomBytes(4).toString('hex')}`);
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const run = await simulate(['--url', url], '1\n', { PGLITE_DATA_DIR: dataDir });
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^Error: /);
+    expect(run.stderr).toBe(
+      `Error: no USSD gateway answers at ${url} (ECONNREFUSED).\n` +
+        'Start one in another terminal with:  npm start\n' +
+        'or point the simulator at a running one:  npm run ussd -- --url http://host:port\n',
+    );
+    await expect(stat(dataDir)).rejects.toThrow(/ENOENT/);
   });
 
-  it('starts the server in process when no --url is given', async () => {
-    await using database = await createThrowawayDatabase('ussd_sim');
-    const run = await simulate([], '2\n0\n*\n', { ...database.env, REDIS_URL: '' });
-    expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(
-      /^Dialling \*384\*123# from \+254712345678 \(session sim-[0-9a-f]{8}\) at http:\/\/127\.0\.0\.1:\d+\n/,
+  it('simulator and server both opened ./data/pglite: now the simulator is an HTTP client only, by default of http://localhost:3000', async () => {
+    const source = await readFile('scripts/tools/ussd-simulator.ts', 'utf8');
+    expect(source).not.toMatch(/from '\.\.\/\.\.\/server\//);
+    expect(source).not.toMatch(/import\('\.\.\/\.\.\/server\//);
+    const help = await simulate(['--help'], '');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain(
+      "--url      the gateway's base URL (default http://localhost:3000); start one first with: npm start",
     );
-    expect(run.stdout).toContain('| Account\n');
-    expect(run.stdout.trimEnd().endsWith('(session ended)')).toBe(true);
   });
 });

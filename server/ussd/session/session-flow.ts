@@ -72,12 +72,12 @@ export function createSessionFlow(deps: SessionFlowDeps): SessionFlow {
       // The reply reports a change already committed (an account, a PIN, a lock): the user must learn it.
       // The session is dropped if the store still answers (its next text is told the session expired, so
       // the step that committed is never replayed from a stale session); retries of a creation are
-      // idempotent per (phone, session) in the accounts anyway.
+      // idempotent per (phone, session) in the accounts anyway. The reply does not wait for that attempt.
       deps.logger?.warn(
         { err, sessionId, reply: result.reply.slice(0, 3) },
         'ussd: the session store failed after a committed change; delivering its reply',
       );
-      await sessions.delete(sessionId).catch(() => undefined);
+      void sessions.delete(sessionId).catch(() => undefined);
     }
     return result.reply;
   };
