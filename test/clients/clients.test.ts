@@ -105,16 +105,42 @@ function coveredOperations(document: OpenApiDocument, plan: ClientPlan): string[
     .sort();
 }
 
+/** A copy of the document that the server does not match in three ways the clients must each report. */
+function brokenDocument(document: OpenApiDocument): OpenApiDocument {
+  const broken = structuredClone(document) as OpenApiDocument & { paths: Record<string, Record<string, Op>> };
+  const ok = (p: string, m: string): Record<string, Media> => {
+    const content = broken.paths[p]?.[m]?.responses['200']?.content;
+    if (content === undefined) throw new Error(`${m} ${p} documents no 200 content`);
+    return content;
+  };
+  // An undocumented field: the 200 of EntityVerified no longer names entity_verified.
+  delete ok('/ixo/entity/{id}/verified', 'get')['application/json']?.schema.properties?.['entity_verified'];
+  // An undocumented status: Claim no longer documents 404.
+  delete broken.paths['/ixo/claims/claim/{id}']?.['get']?.responses['404'];
+  // An undocumented content type: the USSD reply documented as text/html instead of text/plain.
+  const ussd = ok('/api/ussd', 'post');
+  ussd['text/html'] = ussd['text/plain'] as Media;
+  delete ussd['text/plain'];
+  return broken;
+}
+
+interface Media {
+  schema: { properties?: Record<string, unknown> };
+}
+interface Op {
+  responses: Record<string, { content?: Record<string, Media> } | undefined>;
+}
+
+/** The calls of the plan that {@link brokenDocument} makes fail. */
+const BROKEN_CALLS = ['ussd.session dial', 'ussd.session navigate', 'EntityVerified', 'Claim not found'];
+
 let app: TestApp;
 let dir: string;
-let documentFile: string;
 let document: OpenApiDocument;
 beforeAll(async () => {
   app = await startTestApp({ env: { USSD_RATE_LIMIT_PER_MINUTE: '0', OPERATOR_TOKEN } });
   dir = await mkdtemp(path.join(tmpdir(), 'clients-'));
   document = await documentFor(app);
-  documentFile = path.join(dir, 'openapi.json');
-  await writeFile(documentFile, JSON.stringify(document));
 });
 afterAll(async () => {
   await app.close();
@@ -122,26 +148,37 @@ afterAll(async () => {
 });
 
 describe.each(CLIENTS)('the $name client, built from the OpenAPI document', (client) => {
-  it('calls every operation of its paths on the live server, each response as documented', async (ctx) => {
-    const probe = await run(client.command, client.probe);
-    if (probe.code !== 0) {
-      const reason = `${client.command} with ${client.packages} is not available (apt-get install ${client.packages})`;
-      if (inCi) throw new Error(`CI: ${reason}`);
-      console.warn(`skipped: the ${client.name} client: ${reason}`);
-      ctx.skip();
-      return;
-    }
-    const plan = await planFor(app, { tokenless: client.tokenless });
-    const planFile = path.join(dir, `${client.name}-plan.json`);
-    await writeFile(planFile, JSON.stringify(plan));
+  /** False (with the reason printed) when the client cannot run here; in CI that is a failure. */
+  async function available(): Promise<boolean> {
+    if ((await run(client.command, client.probe)).code === 0) return true;
+    const reason = `${client.command} with ${client.packages} is not available (apt-get install ${client.packages})`;
+    if (inCi) throw new Error(`CI: ${reason}`);
+    console.warn(`skipped: the ${client.name} client: ${reason}`);
+    return false;
+  }
 
+  /** Runs the client on `doc` and the plan; returns its summary and exit code. */
+  async function runClient(
+    doc: OpenApiDocument,
+    plan: ClientPlan,
+  ): Promise<{ summary: Summary; code: number }> {
+    const name = `${client.name}-${doc === document ? 'document' : 'broken'}`;
+    const documentFile = path.join(dir, `${name}.json`);
+    const planFile = path.join(dir, `${name}-plan.json`);
+    await writeFile(documentFile, JSON.stringify(doc));
+    await writeFile(planFile, JSON.stringify(plan));
     const result = await run(client.command, [client.script, documentFile, planFile]);
-    let summary: Summary;
     try {
-      summary = JSON.parse(result.stdout) as Summary;
+      return { summary: JSON.parse(result.stdout) as Summary, code: result.code };
     } catch {
       throw new Error(`the ${client.name} client printed no summary (exit ${result.code}): ${result.stderr}`);
     }
+  }
+
+  it('calls every operation of its paths on the live server, each response as documented', async (ctx) => {
+    if (!(await available())) return ctx.skip();
+    const plan = await planFor(app, { tokenless: client.tokenless });
+    const { summary, code } = await runClient(document, plan);
 
     expect(summary.operations).toEqual(coveredOperations(document, plan));
     expect(summary.uncovered).toEqual([]);
@@ -156,10 +193,28 @@ describe.each(CLIENTS)('the $name client, built from the OpenAPI document', (cli
     ]);
     // Object schemas were closed, so an undocumented field would have failed a call.
     expect(summary.closed).toBeGreaterThan(0);
-    expect({ exit: result.code, failed: summary.failed, passed: summary.passed }).toEqual({
+    expect({ exit: code, failed: summary.failed, passed: summary.passed }).toEqual({
       exit: 0,
       failed: 0,
       passed: plan.calls.length,
     });
+  });
+
+  it('fails on a document the server does not match: an undocumented field, status or content type', async (ctx) => {
+    if (!(await available())) return ctx.skip();
+    const plan = await planFor(app, { tokenless: client.tokenless });
+    const { summary, code } = await runClient(brokenDocument(document), plan);
+
+    const failing = summary.results.filter((r) => r.errors.length > 0);
+    expect(failing.map((r) => ({ label: r.label, errors: r.errors.length }))).toEqual(
+      BROKEN_CALLS.map((label) => ({ label, errors: 1 })),
+    );
+    const [dial, , verified, claim] = failing.map((r) => r.errors[0]);
+    expect([dial, verified, claim]).toEqual([
+      expect.stringMatching(/content type 'text\/plain; charset=utf-8' is not documented/),
+      expect.stringMatching(/entity_verified/),
+      expect.stringMatching(/status 404 is not documented/),
+    ]);
+    expect({ exit: code, failed: summary.failed }).toEqual({ exit: 1, failed: BROKEN_CALLS.length });
   });
 });
