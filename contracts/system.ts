@@ -7,7 +7,7 @@ const c = initContract();
 const IsoTimestamp = z.string().datetime();
 
 /** Health record (spec A5). `status` is `ok` and `database` is `connected` when the database answers a query. */
-export const HealthRecord = z.object({
+export const HealthRecord = z.strictObject({
   status: z.enum(['ok', 'error']),
   environment: z.string(),
   timestamp: IsoTimestamp,
@@ -17,7 +17,7 @@ export const HealthRecord = z.object({
   /** The agent service's plugins and their states (when the oracle part is enabled). */
   plugins: z
     .array(
-      z.object({
+      z.strictObject({
         name: z.string(),
         state: z.enum(['ready', 'degraded', 'disabled']),
         /** Why a plugin is degraded or disabled. */
@@ -29,7 +29,7 @@ export const HealthRecord = z.object({
 export type HealthRecord = z.infer<typeof HealthRecord>;
 
 /** Basic probe record (spec A6). */
-export const ProbeRecord = z.object({
+export const ProbeRecord = z.strictObject({
   status: z.literal('ok'),
   message: z.string(),
   environment: z.string(),
