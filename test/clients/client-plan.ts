@@ -127,6 +127,13 @@ export async function planFor(app: TestApp, options: { tokenless: boolean }): Pr
     ok('Claim', { id: claimId }),
     { label: 'Claim not found', operationId: 'Claim', params: { id: 'no-such-claim' }, expectStatus: 404 },
     ok('ClaimList', page),
+    // The document cannot say that pagination.key is base64 (a refinement): a client sends it, the server refuses it.
+    {
+      label: 'ClaimList bad pagination.key',
+      operationId: 'ClaimList',
+      params: { 'pagination.key': '!not-base64!' },
+      expectStatus: 400,
+    },
     ok('IXOTokenParams'),
     ok('TokenMetadata', { id: metadataId }),
     ok('TokenList', { ...minter, ...page }),
