@@ -153,3 +153,21 @@ export async function planFor(app: TestApp, options: { tokenless: boolean }): Pr
     cover: ['/api/ussd', '/api/ussd/*', '/ixo/*', '/config', '/models', '/health', '/'],
   };
 }
+
+/** USSD_RATE_LIMIT_PER_MINUTE of the app {@link rateLimitPlan} is for. */
+export const RATE_LIMIT = 2;
+
+/** Dials one more time than an app with USSD_RATE_LIMIT_PER_MINUTE={@link RATE_LIMIT} allows: the last is a 429. */
+export function rateLimitPlan(): ClientPlan {
+  const dial = (n: number, expectStatus: number): PlannedCall => ({
+    label: `ussd.session dial ${n}`,
+    operationId: 'ussd.session',
+    params: {},
+    body: { ...SESSION, sessionId: `clients-rate-${n}`, text: '' },
+    expectStatus,
+  });
+  return {
+    calls: Array.from({ length: RATE_LIMIT + 1 }, (_, i) => dial(i + 1, i < RATE_LIMIT ? 200 : 429)),
+    cover: [],
+  };
+}

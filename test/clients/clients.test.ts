@@ -9,6 +9,8 @@ import {
   documentFor,
   OPERATOR_TOKEN,
   planFor,
+  RATE_LIMIT,
+  rateLimitPlan,
   type ClientPlan,
   type OpenApiDocument,
 } from './client-plan.js';
@@ -161,10 +163,10 @@ describe.each(CLIENTS)('the $name client, built from the OpenAPI document', (cli
   async function runClient(
     doc: OpenApiDocument,
     plan: ClientPlan,
+    name: string,
   ): Promise<{ summary: Summary; code: number }> {
-    const name = `${client.name}-${doc === document ? 'document' : 'broken'}`;
-    const documentFile = path.join(dir, `${name}.json`);
-    const planFile = path.join(dir, `${name}-plan.json`);
+    const documentFile = path.join(dir, `${client.name}-${name}.json`);
+    const planFile = path.join(dir, `${client.name}-${name}-plan.json`);
     await writeFile(documentFile, JSON.stringify(doc));
     await writeFile(planFile, JSON.stringify(plan));
     const result = await run(client.command, [client.script, documentFile, planFile]);
@@ -178,7 +180,7 @@ describe.each(CLIENTS)('the $name client, built from the OpenAPI document', (cli
   it('calls every operation of its paths on the live server, each response as documented', async (ctx) => {
     if (!(await available())) return ctx.skip();
     const plan = await planFor(app, { tokenless: client.tokenless });
-    const { summary, code } = await runClient(document, plan);
+    const { summary, code } = await runClient(document, plan, 'document');
 
     expect(summary.operations).toEqual(coveredOperations(document, plan));
     expect(summary.uncovered).toEqual([]);
@@ -203,7 +205,7 @@ describe.each(CLIENTS)('the $name client, built from the OpenAPI document', (cli
   it('fails on a document the server does not match: an undocumented field, status or content type', async (ctx) => {
     if (!(await available())) return ctx.skip();
     const plan = await planFor(app, { tokenless: client.tokenless });
-    const { summary, code } = await runClient(brokenDocument(document), plan);
+    const { summary, code } = await runClient(brokenDocument(document), plan, 'broken');
 
     const failing = summary.results.filter((r) => r.errors.length > 0);
     expect(failing.map((r) => ({ label: r.label, errors: r.errors.length }))).toEqual(
@@ -216,5 +218,31 @@ describe.each(CLIENTS)('the $name client, built from the OpenAPI document', (cli
       expect.stringMatching(/status 404 is not documented/),
     ]);
     expect({ exit: code, failed: summary.failed }).toEqual({ exit: 1, failed: BROKEN_CALLS.length });
+  });
+
+  it('gets the documented 429 of POST /api/ussd past the rate limit', async (ctx) => {
+    if (!(await available())) return ctx.skip();
+    await using limited = await startTestApp({
+      env: { ENABLED_PARTS: 'ussd', USSD_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) },
+    });
+    const plan = rateLimitPlan();
+    const { summary, code } = await runClient(await documentFor(limited), plan, 'rate-limit');
+
+    expect(
+      summary.results.map(({ label, status, contentType, errors }) => ({
+        label,
+        status,
+        contentType,
+        errors,
+      })),
+    ).toEqual(
+      plan.calls.map(({ label, expectStatus }) => ({
+        label,
+        status: expectStatus,
+        contentType: expectStatus === 200 ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8',
+        errors: [],
+      })),
+    );
+    expect({ exit: code, failed: summary.failed }).toEqual({ exit: 0, failed: 0 });
   });
 });
