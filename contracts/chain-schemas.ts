@@ -19,21 +19,21 @@ export const Duration = z.string().regex(/^-?\d+(\.\d+)?s$/, 'must be a duration
 export const Bytes = z.string().base64().nullable();
 
 /** cosmos.base.query.v1beta1.PageResponse. `next_key` is null on the last page. */
-export const PageResponse = z.object({ next_key: Bytes, total: Uint64 });
+export const PageResponse = z.strictObject({ next_key: Bytes, total: Uint64 });
 /** cosmos.base.v1beta1.Coin. */
-export const Coin = z.object({ denom: z.string(), amount: BigIntString });
+export const Coin = z.strictObject({ denom: z.string(), amount: BigIntString });
 
 // --- ixo.iid.v1beta1 ---
 
-export const IidContext = z.object({ key: z.string(), val: z.string() });
-export const AccordedRight = z.object({
+export const IidContext = z.strictObject({ key: z.string(), val: z.string() });
+export const AccordedRight = z.strictObject({
   type: z.string(),
   id: z.string(),
   mechanism: z.string(),
   message: z.string(),
   service: z.string(),
 });
-export const LinkedResource = z.object({
+export const LinkedResource = z.strictObject({
   type: z.string(),
   id: z.string(),
   description: z.string(),
@@ -43,7 +43,7 @@ export const LinkedResource = z.object({
   encrypted: z.string(),
   right: z.string(),
 });
-export const LinkedClaim = z.object({
+export const LinkedClaim = z.strictObject({
   type: z.string(),
   id: z.string(),
   description: z.string(),
@@ -52,14 +52,14 @@ export const LinkedClaim = z.object({
   encrypted: z.string(),
   right: z.string(),
 });
-export const LinkedEntity = z.object({
+export const LinkedEntity = z.strictObject({
   type: z.string(),
   id: z.string(),
   relationship: z.string(),
   service: z.string(),
 });
 /** At most one of the four key-material fields is present (the oneof `verificationMaterial`). */
-export const VerificationMethod = z.object({
+export const VerificationMethod = z.strictObject({
   id: z.string(),
   type: z.string(),
   controller: z.string(),
@@ -69,15 +69,15 @@ export const VerificationMethod = z.object({
   publicKeyBase58: z.string().optional(),
 });
 /** A service endpoint; an oracle advertises `oracleService` and `wsService` ones. */
-export const IidService = z.object({ id: z.string(), type: z.string(), serviceEndpoint: z.string() });
-export const IidMetadata = z.object({
+export const IidService = z.strictObject({ id: z.string(), type: z.string(), serviceEndpoint: z.string() });
+export const IidMetadata = z.strictObject({
   versionId: z.string(),
   created: Timestamp.nullable(),
   updated: Timestamp.nullable(),
   deactivated: z.boolean(),
 });
 /** ixo.iid.v1beta1.IidDocument (the key of field 1 is `context`, not `@context`). */
-export const IidDocument = z.object({
+export const IidDocument = z.strictObject({
   context: z.array(IidContext),
   id: z.string(),
   controller: z.array(z.string()),
@@ -99,19 +99,19 @@ export type IidDocument = z.infer<typeof IidDocument>;
 
 // --- ixo.entity.v1beta1 ---
 
-export const EntityParams = z.object({
+export const EntityParams = z.strictObject({
   nftContractAddress: z.string(),
   nftContractMinter: z.string(),
   createSequence: Uint64,
 });
-export const EntityAccount = z.object({ name: z.string(), address: z.string() });
-export const EntityMetadata = z.object({
+export const EntityAccount = z.strictObject({ name: z.string(), address: z.string() });
+export const EntityMetadata = z.strictObject({
   version_id: z.string(),
   created: Timestamp.nullable(),
   updated: Timestamp.nullable(),
 });
 /** ixo.entity.v1beta1.Entity. `status` is a plain int32 on the chain. */
-export const Entity = z.object({
+export const Entity = z.strictObject({
   id: z.string(),
   type: z.string(),
   start_date: Timestamp.nullable(),
@@ -147,25 +147,29 @@ export const PaymentStatus = z.enum([
   'DISPUTED_PAYMENT',
 ]);
 
-export const ClaimsParams = z.object({
+export const ClaimsParams = z.strictObject({
   collection_sequence: Uint64,
   ixo_account: z.string(),
   network_fee_percentage: Dec,
   node_fee_percentage: Dec,
   intent_sequence: Uint64,
 });
-export const Cw20Payment = z.object({ address: z.string(), amount: Uint64 });
-export const Cw1155Payment = z.object({ address: z.string(), token_id: z.array(z.string()), amount: Uint64 });
-export const Cw1155IntentPayment = z.object({
+export const Cw20Payment = z.strictObject({ address: z.string(), amount: Uint64 });
+export const Cw1155Payment = z.strictObject({
   address: z.string(),
-  tokens: z.array(z.object({ token_id: z.string(), amount: Uint64 })),
+  token_id: z.array(z.string()),
+  amount: Uint64,
 });
-export const Contract1155Payment = z.object({
+export const Cw1155IntentPayment = z.strictObject({
+  address: z.string(),
+  tokens: z.array(z.strictObject({ token_id: z.string(), amount: Uint64 })),
+});
+export const Contract1155Payment = z.strictObject({
   address: z.string(),
   token_id: z.string(),
   amount: z.number().int(),
 });
-export const Payment = z.object({
+export const Payment = z.strictObject({
   account: z.string(),
   amount: z.array(Coin),
   contract_1155_payment: Contract1155Payment.nullable(),
@@ -174,15 +178,15 @@ export const Payment = z.object({
   is_oracle_payment: z.boolean(),
   cw1155_payment: z.array(Cw1155Payment),
 });
-export const Payments = z.object({
+export const Payments = z.strictObject({
   submission: Payment.nullable(),
   evaluation: Payment.nullable(),
   approval: Payment.nullable(),
   rejection: Payment.nullable(),
 });
-export const AdjudicationDid = z.object({ did: z.string(), reward_percentage: Dec });
+export const AdjudicationDid = z.strictObject({ did: z.string(), reward_percentage: Dec });
 /** ixo.claims.v1beta1.Collection. */
-export const Collection = z.object({
+export const Collection = z.strictObject({
   id: z.string(),
   entity: z.string(),
   admin: z.string(),
@@ -214,7 +218,7 @@ export const Collection = z.object({
   adjudicators: z.array(AdjudicationDid),
 });
 export type Collection = z.infer<typeof Collection>;
-export const Evaluation = z.object({
+export const Evaluation = z.strictObject({
   claim_id: z.string(),
   collection_id: z.string(),
   oracle: z.string(),
@@ -229,14 +233,14 @@ export const Evaluation = z.object({
   cw1155_payment: z.array(Cw1155Payment),
   cw1155_intent_payment: z.array(Cw1155IntentPayment),
 });
-export const ClaimPayments = z.object({
+export const ClaimPayments = z.strictObject({
   submission: PaymentStatus,
   evaluation: PaymentStatus,
   approval: PaymentStatus,
   rejection: PaymentStatus,
 });
 /** ixo.claims.v1beta1.Claim. */
-export const Claim = z.object({
+export const Claim = z.strictObject({
   collection_id: z.string(),
   agent_did: z.string(),
   agent_address: z.string(),
@@ -256,15 +260,15 @@ export type Claim = z.infer<typeof Claim>;
 
 // --- ixo.token.v1beta1 ---
 
-export const TokenParams = z.object({ ixo1155_contract_code: Uint64 });
-export const TokenData = z.object({
+export const TokenParams = z.strictObject({ ixo1155_contract_code: Uint64 });
+export const TokenData = z.strictObject({
   uri: z.string(),
   encrypted: z.boolean(),
   proof: z.string(),
   type: z.string(),
   id: z.string(),
 });
-export const TokenMetadataProperties = z.object({
+export const TokenMetadataProperties = z.strictObject({
   class: z.string(),
   collection: z.string(),
   cap: z.string(),
@@ -272,7 +276,7 @@ export const TokenMetadataProperties = z.object({
 });
 const TokenEvent = { id: z.string(), reason: z.string(), amount: BigIntString, owner: z.string() };
 /** ixo.token.v1beta1.Token. */
-export const Token = z.object({
+export const Token = z.strictObject({
   minter: z.string(),
   contract_address: z.string(),
   class: z.string(),
@@ -284,8 +288,10 @@ export const Token = z.object({
   supply: BigIntString,
   paused: z.boolean(),
   stopped: z.boolean(),
-  retired: z.array(z.object({ ...TokenEvent, jurisdiction: z.string() })),
-  cancelled: z.array(z.object(TokenEvent)),
-  transferred: z.array(z.object({ ...TokenEvent, jurisdiction: z.string(), authorization_id: z.string() })),
+  retired: z.array(z.strictObject({ ...TokenEvent, jurisdiction: z.string() })),
+  cancelled: z.array(z.strictObject(TokenEvent)),
+  transferred: z.array(
+    z.strictObject({ ...TokenEvent, jurisdiction: z.string(), authorization_id: z.string() }),
+  ),
 });
 export type Token = z.infer<typeof Token>;

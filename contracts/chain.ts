@@ -29,7 +29,7 @@ export const CHAIN_PARAM_MAX = 256;
  * The Cosmos gateway's error body (a marshalled `google.rpc.Status`), used for every error of the chain
  * routes, including unknown routes (`{"code":12,"message":"Not Implemented","details":[]}`).
  */
-export const CosmosError = z.object({
+export const CosmosError = z.strictObject({
   /** The gRPC status code (3 InvalidArgument, 5 NotFound, 12 Unimplemented, …). */
   code: z.number().int().min(0).max(16),
   message: z.string(),
@@ -130,23 +130,23 @@ const id = z.object({ id: ChainParam });
 const minter = z.object({ minter: ChainParam });
 const minterAndContract = z.object({ minter: ChainParam, contract_address: ChainParam });
 
-const EntityResponse = z.object({ entity: Entity, iidDocument: IidDocument });
-const ClaimResponse = z.object({ claim: Claim });
-const ClaimListResponse = z.object({ claims: z.array(Claim), pagination: PageResponse.nullable() });
-const CollectionResponse = z.object({ collection: Collection });
-const CollectionListResponse = z.object({
+const EntityResponse = z.strictObject({ entity: Entity, iidDocument: IidDocument });
+const ClaimResponse = z.strictObject({ claim: Claim });
+const ClaimListResponse = z.strictObject({ claims: z.array(Claim), pagination: PageResponse.nullable() });
+const CollectionResponse = z.strictObject({ collection: Collection });
+const CollectionListResponse = z.strictObject({
   collections: z.array(Collection),
   pagination: PageResponse.nullable(),
 });
-const TokenListResponse = z.object({ pagination: PageResponse.nullable(), tokenDocs: z.array(Token) });
-const TokenDocResponse = z.object({ tokenDoc: Token });
+const TokenListResponse = z.strictObject({ pagination: PageResponse.nullable(), tokenDocs: z.array(Token) });
+const TokenDocResponse = z.strictObject({ tokenDoc: Token });
 
 const entityRoutes = c.router({
   params: {
     method: 'GET',
     path: '/ixo/entity/params',
     summary: 'Entity module parameters',
-    responses: { 200: z.object({ params: EntityParams }), ...errors },
+    responses: { 200: z.strictObject({ params: EntityParams }), ...errors },
     metadata: current('IXOEntityParams', 'ixo.entity.v1beta1.Query/Params'),
   },
   entity: {
@@ -162,7 +162,7 @@ const entityRoutes = c.router({
     path: '/ixo/entity/:id/metadata',
     summary: 'The entity record alone',
     pathParams: id,
-    responses: { 200: z.object({ entity: Entity }), ...errors },
+    responses: { 200: z.strictObject({ entity: Entity }), ...errors },
     metadata: current('EntityMetaData', 'ixo.entity.v1beta1.Query/EntityMetaData'),
   },
   entityIidDocument: {
@@ -170,7 +170,7 @@ const entityRoutes = c.router({
     path: '/ixo/entity/:id/iiddocument',
     summary: 'The IID document of an entity',
     pathParams: id,
-    responses: { 200: z.object({ iidDocument: IidDocument }), ...errors },
+    responses: { 200: z.strictObject({ iidDocument: IidDocument }), ...errors },
     metadata: current('EntityIidDocument', 'ixo.entity.v1beta1.Query/EntityIidDocument'),
   },
   entityVerified: {
@@ -178,7 +178,7 @@ const entityRoutes = c.router({
     path: '/ixo/entity/:id/verified',
     summary: 'Whether an entity is verified',
     pathParams: id,
-    responses: { 200: z.object({ entity_verified: z.boolean() }), ...errors },
+    responses: { 200: z.strictObject({ entity_verified: z.boolean() }), ...errors },
     metadata: current('EntityVerified', 'ixo.entity.v1beta1.Query/EntityVerified'),
   },
   entityList: {
@@ -187,7 +187,7 @@ const entityRoutes = c.router({
     summary: 'All entities, paginated',
     query: PaginationQuery,
     responses: {
-      200: z.object({ entities: z.array(Entity), pagination: PageResponse.nullable() }),
+      200: z.strictObject({ entities: z.array(Entity), pagination: PageResponse.nullable() }),
       ...errors,
     },
     metadata: current('EntityList', 'ixo.entity.v1beta1.Query/EntityList'),
@@ -199,7 +199,7 @@ const claimsRoutes = c.router({
     method: 'GET',
     path: '/ixo/claims/params',
     summary: 'Claims module parameters',
-    responses: { 200: z.object({ params: ClaimsParams }), ...errors },
+    responses: { 200: z.strictObject({ params: ClaimsParams }), ...errors },
     metadata: current('IXOClaimsParams', 'ixo.claims.v1beta1.Query/Params'),
   },
   collection: {
@@ -241,7 +241,7 @@ const tokenRoutes = c.router({
     method: 'GET',
     path: '/ixo/token/params',
     summary: 'Token module parameters',
-    responses: { 200: z.object({ params: TokenParams }), ...errors },
+    responses: { 200: z.strictObject({ params: TokenParams }), ...errors },
     metadata: current('IXOTokenParams', 'ixo.token.v1beta1.Query/Params'),
   },
   tokenMetadata: {
@@ -250,7 +250,7 @@ const tokenRoutes = c.router({
     summary: 'Metadata document of one token id',
     pathParams: id,
     responses: {
-      200: z.object({
+      200: z.strictObject({
         name: z.string(),
         description: z.string(),
         decimals: z.string(),
@@ -288,7 +288,7 @@ const iidRoutes = c.router({
     summary: 'All DID documents, paginated',
     query: PaginationQuery,
     responses: {
-      200: z.object({ iidDocuments: z.array(IidDocument), pagination: PageResponse.nullable() }),
+      200: z.strictObject({ iidDocuments: z.array(IidDocument), pagination: PageResponse.nullable() }),
       ...errors,
     },
     metadata: current('IidDocuments', 'ixo.iid.v1beta1.Query/IidDocuments'),
@@ -298,7 +298,7 @@ const iidRoutes = c.router({
     path: '/ixo/did/dids/:id',
     summary: 'One DID document by DID',
     pathParams: id,
-    responses: { 200: z.object({ iidDocument: IidDocument }), ...errors },
+    responses: { 200: z.strictObject({ iidDocument: IidDocument }), ...errors },
     metadata: current('IidDocument', 'ixo.iid.v1beta1.Query/IidDocument'),
   },
 });

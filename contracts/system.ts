@@ -11,7 +11,7 @@ const IsoTimestamp = z.string().datetime();
  * `database` is `connected` when the database answers a query, `redis` (present when Redis is configured) when
  * Redis answers a PING. Otherwise `error` (HTTP 503); `draining` (HTTP 503) while the server stops.
  */
-export const HealthRecord = z.object({
+export const HealthRecord = z.strictObject({
   status: z.enum(['ok', 'error', 'draining']),
   environment: z.string(),
   timestamp: IsoTimestamp,
@@ -23,7 +23,7 @@ export const HealthRecord = z.object({
   /** The agent service's plugins and their states (when the oracle part is enabled). */
   plugins: z
     .array(
-      z.object({
+      z.strictObject({
         name: z.string(),
         state: z.enum(['ready', 'degraded', 'disabled']),
         /** Why a plugin is degraded or disabled. */
@@ -35,7 +35,7 @@ export const HealthRecord = z.object({
 export type HealthRecord = z.infer<typeof HealthRecord>;
 
 /** Basic probe record (spec A6). */
-export const ProbeRecord = z.object({
+export const ProbeRecord = z.strictObject({
   status: z.literal('ok'),
   message: z.string(),
   environment: z.string(),

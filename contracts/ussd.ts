@@ -50,7 +50,7 @@ export const UssdReply = z.string().regex(/^(CON|END) /);
 export type UssdReply = `CON ${string}` | `END ${string}`;
 
 /** The context of a session as shown to operators (spec A3). */
-export const SessionContext = z.object({
+export const SessionContext = z.strictObject({
   sessionId: z.string(),
   phoneNumber: z.string(),
   /** The last text shown to the user. */
@@ -59,9 +59,9 @@ export const SessionContext = z.object({
 });
 
 /** Debug session record (spec A3). */
-export const DebugRecord = z.object({
+export const DebugRecord = z.strictObject({
   sessionId: z.string(),
-  debugInfo: z.object({
+  debugInfo: z.strictObject({
     /** Name of the current menu state; the top menu is `preMenu`. */
     state: z.string(),
     context: SessionContext,
@@ -72,7 +72,7 @@ export const DebugRecord = z.object({
 export type DebugRecord = z.infer<typeof DebugRecord>;
 
 /** Active session list (spec A4). */
-export const SessionList = z.object({
+export const SessionList = z.strictObject({
   activeSessions: z.array(z.string()),
   count: z.number().int().nonnegative(),
 });

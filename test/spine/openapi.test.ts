@@ -65,4 +65,25 @@ describe('generated/openapi.json', () => {
     }
     expect(doc.paths['/ixo/entity/{id}']?.['get']?.operationId).toBe('Entity');
   });
+
+  it('closes every object of the USSD, chain and system responses: additionalProperties false', () => {
+    const open: string[] = [];
+    const walk = (node: unknown, where: string): void => {
+      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${where}/${i}`));
+      if (typeof node !== 'object' || node === null) return;
+      const schema = node as Record<string, unknown>;
+      if (schema['type'] === 'object' && schema['properties'] && !('additionalProperties' in schema))
+        open.push(where);
+      for (const [key, value] of Object.entries(schema)) walk(value, `${where}/${key}`);
+    };
+    const served = Object.entries(doc.paths).filter(
+      ([path]) =>
+        path.startsWith('/api/ussd') || path.startsWith('/ixo/') || path === '/health' || path === '/',
+    );
+    for (const [path, ops] of served) {
+      for (const [method, op] of Object.entries(ops)) walk(op.responses, `${method} ${path}`);
+    }
+    expect(served.length).toBeGreaterThan(25);
+    expect(open).toEqual([]);
+  });
 });
