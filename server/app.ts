@@ -2,6 +2,7 @@ import express, { type ErrorRequestHandler, type Express } from 'express';
 import type { ApiError } from '../contracts/errors.js';
 import type { Part, PartContext } from './part.js';
 import type { ServerLifecycle } from './server.js';
+import { createDocsRouter } from './docs/docs-router.js';
 import { requestContext } from './request-context.js';
 import { createSystemRouter } from './system-router.js';
 
@@ -34,6 +35,7 @@ export function createApp({ ctx, parts, lifecycle = { draining: false } }: AppOp
 
   for (const part of parts) app.use(part.router);
   app.use(createSystemRouter(ctx, parts, lifecycle));
+  app.use(createDocsRouter(ctx, parts));
 
   app.get('/metrics', (_req, res, next) => {
     ctx.metrics
