@@ -1,11 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import type { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, PGliteDialect, sql, type KyselyPlugin } from 'kysely';
-import { Migrator, type MigrationResultSet } from 'kysely/migration';
+import { Kysely, PostgresDialect, sql, type KyselyPlugin } from 'kysely';
+import { Migrator, type MigrationResultSet } from 'kysely';
 import pg from 'pg';
 import { createBoundedPool, type PoolBounds } from './bounded-pool.js';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
+import { PGliteDialect } from './pglite-dialect.js';
 import { inSchema } from './pglite-schema.js';
 
 export type { Database } from './schema.js';
@@ -65,9 +66,9 @@ export async function openDb(target: DbTarget): Promise<Db> {
   }
   await pglite.waitReady;
   const shared = target.instance !== undefined;
-  const dialect = new PGliteDialect({
-    pglite: shared || target.schema ? inSchema(pglite, target.schema, shared) : pglite,
-  });
+  const dialect = new PGliteDialect(
+    shared || target.schema ? inSchema(pglite, target.schema, shared) : pglite,
+  );
   return makeDb(new Kysely<Database>({ dialect, plugins: [yieldToEventLoop] }), 'pglite', target.schema);
 }
 
