@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -80,6 +80,16 @@ describe('npm start, stopped as a user stops it', () => {
       });
       try {
         await untilHealthy(port, npm);
+        if (signal === 'SIGTERM' && database.exclusive) {
+          // Idle RSS of the embedded default (issue 14: it was about 910 MB): the node process npm runs.
+          await sleep(2000);
+          const children = await readFile(`/proc/${npm.pid}/task/${npm.pid}/children`, 'utf8');
+          const server = Number(children.trim().split(/\s+/)[0]);
+          const status = await readFile(`/proc/${server}/status`, 'utf8');
+          const rssMb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+          expect(rssMb).toBeGreaterThan(0);
+          expect(rssMb).toBeLessThanOrEqual(300);
+        }
         const exited = once(npm, 'exit');
         const t0 = Date.now();
         npm.kill(signal);
