@@ -3,6 +3,7 @@ import type { ApiError } from '../contracts/errors.js';
 import { createOperatorAuth } from './operator-auth.js';
 import type { Part, PartContext } from './part.js';
 import type { ServerLifecycle } from './server.js';
+import { createDocsRouter } from './docs/docs-router.js';
 import { requestContext } from './request-context.js';
 import { createSystemRouter } from './system-router.js';
 
@@ -35,6 +36,7 @@ export function createApp({ ctx, parts, lifecycle = { draining: false } }: AppOp
 
   for (const part of parts) app.use(part.router);
   app.use(createSystemRouter(ctx, parts, lifecycle));
+  app.use(createDocsRouter(ctx, parts));
 
   // An operator surface: OPERATOR_TOKEN, or a direct loopback connection when none is set.
   app.get('/metrics', createOperatorAuth(ctx.config), (_req, res, next) => {

@@ -56,7 +56,11 @@ const optionalSecret = z
 export const EnvSchema = z.object({
   // --- Server ---
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** `PORT=""` (as an emptied .env line leaves it) means the default. */
+  PORT: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.coerce.number().int().min(0).max(65535).default(3000),
+  ),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY_ENABLED: bool(false),
   /** Parts served by this process; a deployment can run them as separate services from one build. */

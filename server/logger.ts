@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { currentRequestId } from './request-context.js';
 
 export type { Logger } from 'pino';
 
@@ -19,6 +20,11 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     {
       level,
       base: undefined,
+      // Every line written while a request is handled carries its id, whichever module writes it.
+      mixin: () => {
+        const requestId = currentRequestId();
+        return requestId === undefined ? {} : { requestId };
+      },
       redact: {
         paths: [
           'pin',

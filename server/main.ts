@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { startServer, type RunningServer } from './server.js';
@@ -38,6 +39,12 @@ process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
 
 try {
+  // `.env` in the working directory, when present, as .env.example promises; variables already in the
+  // environment win (process.loadEnvFile never overrides them).
+  if (existsSync('.env')) {
+    process.loadEnvFile('.env');
+    bootLogger.info('read .env');
+  }
   const config = loadConfig(process.env);
   drainTimeoutMs = config.DRAIN_TIMEOUT_MS;
   server = await startServer(config, { logger: createLogger(config.LOG_LEVEL) });

@@ -1,11 +1,12 @@
-import { mkdir } from 'node:fs/promises';
 import type { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, PGliteDialect, sql, type KyselyPlugin } from 'kysely';
-import { Migrator, type MigrationResultSet } from 'kysely/migration';
+import { Kysely, PostgresDialect, sql, type KyselyPlugin } from 'kysely';
+import { Migrator, type MigrationResultSet } from 'kysely';
 import pg from 'pg';
 import { createBoundedPool, type PoolBounds } from './bounded-pool.js';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
+import { PGliteDialect } from './pglite-dialect.js';
+import { openPglite } from './pglite-open.js';
 import { inSchema } from './pglite-schema.js';
 
 export type { Database } from './schema.js';
@@ -58,16 +59,12 @@ export async function openDb(target: DbTarget): Promise<Db> {
     return makeDb(kysely, 'postgres', target.schema, ping);
   }
   let pglite = target.instance;
-  if (pglite === undefined) {
-    const { PGlite } = await import('@electric-sql/pglite');
-    if (target.dataDir) await mkdir(target.dataDir, { recursive: true });
-    pglite = target.dataDir ? new PGlite(target.dataDir) : new PGlite();
-  }
+  pglite ??= await openPglite(target.dataDir);
   await pglite.waitReady;
   const shared = target.instance !== undefined;
-  const dialect = new PGliteDialect({
-    pglite: shared || target.schema ? inSchema(pglite, target.schema, shared) : pglite,
-  });
+  const dialect = new PGliteDialect(
+    shared || target.schema ? inSchema(pglite, target.schema, shared) : pglite,
+  );
   return makeDb(new Kysely<Database>({ dialect, plugins: [yieldToEventLoop] }), 'pglite', target.schema);
 }
 

@@ -1,4 +1,4 @@
-import type { Migration } from 'kysely/migration';
+import type { Migration } from 'kysely';
 import * as m0001 from './0001-app-meta.js';
 import * as m0002 from './0002-ussd-accounts.js';
 import * as m0003 from './0003-oracle.js';
