@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { loadFixtureData } from '../../server/chain/fixture-node/fixture-data.js';
 import type { TestApp } from '../helpers/app.js';
 
@@ -11,16 +10,13 @@ export interface OpenApiDocument {
 }
 
 /**
- * The OpenAPI document the clients are built from, its `servers` set to the live server.
- *
- * The one place the document comes from: today `generated/openapi.json` from disk. When the server serves
- * its own document (`GET /openapi.json`, issue 14 item 5), this reads `${app.url}/openapi.json` instead,
- * which already names the server it came from.
+ * The OpenAPI document the clients are built from: the one the live server serves (`GET /openapi.json`,
+ * describing this deployment and naming the server it came from), as a client in another language gets it.
  */
 export async function documentFor(app: TestApp): Promise<OpenApiDocument> {
-  const file = new URL('../../generated/openapi.json', import.meta.url);
-  const document = JSON.parse(await readFile(file, 'utf8')) as OpenApiDocument;
-  return { ...document, servers: [{ url: app.url, description: 'The server under test' }] };
+  const response = await fetch(`${app.url}/openapi.json`);
+  if (response.status !== 200) throw new Error(`GET /openapi.json answered ${response.status}`);
+  return (await response.json()) as OpenApiDocument;
 }
 
 /**
