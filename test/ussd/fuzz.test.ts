@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { USSD_INVALID_INPUT_REPLY, UssdRequest } from '../../contracts/ussd.js';
+import { USSD_INVALID_INPUT_REPLY, USSD_SESSION_EXPIRED_REPLY, UssdRequest } from '../../contracts/ussd.js';
 import { SCREEN_MAX, screenLength } from '../../lib/ussd/screen-layout.js';
 import { inject, type InjectedRequest } from '../helpers/inject.js';
 import { loadFlows } from '../helpers/ussd-flows.js';
@@ -89,9 +89,10 @@ const deepTexts = fc
   .tuple(fc.constantFrom(...flowTexts), fc.array(menuInput, { maxLength: 3 }))
   .map(([start, more]) => [start, ...more].join('*'));
 
+const validPhones = ['+254712345678', '+254700000001', '+14155550123'];
 const validRequest = {
   serviceCode: fc.constantFrom('*384*123#', '*1#', '*384*1*2#'),
-  phoneNumber: fc.constantFrom('+254712345678', '+254700000001', '+14155550123'),
+  phoneNumber: fc.constantFrom(...validPhones),
 };
 
 /**
@@ -187,6 +188,36 @@ function parsedBody(req: InjectedRequest): unknown {
 }
 
 describe('fuzzing POST /api/ussd and the debug route', () => {
+  it(`${Math.ceil(RUNS / 20)} walks as a gateway sends them (dial, then each accumulated text) through the recorded flows and beyond`, async () => {
+    // Deep texts reach deep screens only in order: a session starts with the dial, and text for a session
+    // that is not live is answered as expired.
+    let walkNo = 0;
+    await fc.assert(
+      fc.asyncProperty(deepTexts, fc.constantFrom(...validPhones), async (text, phoneNumber) => {
+        const sessionId = `fw-${walkNo++}-${Date.now().toString(36)}`;
+        const parts = text.split('*');
+        const texts = ['', ...parts.map((_, i) => parts.slice(0, i + 1).join('*'))].filter(
+          (t) => t.length <= 182,
+        );
+        for (const step of texts) {
+          const res = await inject(t.app, {
+            method: 'POST',
+            url: '/api/ussd',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ sessionId, serviceCode: '*384*123#', phoneNumber, text: step }),
+          });
+          expect(res.status).toBe(200);
+          expect(res.text).toMatch(/^(CON|END) /);
+          expect(res.text).not.toBe(USSD_INVALID_INPUT_REPLY);
+          expect(res.text, `a live walk at "${step}"`).not.toBe(USSD_SESSION_EXPIRED_REPLY);
+          expect(screenLength(res.text), res.text).toBeLessThanOrEqual(SCREEN_MAX);
+          if (res.text.startsWith('END ')) break;
+        }
+      }),
+      { numRuns: Math.ceil(RUNS / 20) },
+    );
+  });
+
   it(`${RUNS} random and malformed requests: never a 5xx, always the USSD grammar`, async () => {
     let valid = 0;
     await fc.assert(
