@@ -28,12 +28,6 @@ const BUDGET_MS = 3000;
 /** Recovery allowed after a dependency returns. */
 const RECOVERY_MS = 1000;
 const DRAIN_TIMEOUT_MS = 10_000;
-/**
- * Issue 16 item 1 (no account the user was never told about) is fixed in server/ussd on another branch; until
- * it is merged, accounts the load was never told about are reported with a note instead of failing the suite.
- * Set to false once that fix is on main.
- */
-const UNTOLD_ACCOUNTS_KNOWN_ISSUE = true;
 const VIRTUAL_USERS = Number(process.env['FAULTS_USERS'] ?? 8);
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -397,15 +391,7 @@ async function main(): Promise<number> {
         .slice(0, 5)
         .map((c) => c.customer_id)
         .join(', ');
-      if (UNTOLD_ACCOUNTS_KNOWN_ISSUE) {
-        notes.push(
-          `KNOWN FAILURE, NOT COUNTED: ${untold.length} account(s) exist that the user was never told about (${ids}…). ` +
-            'This is issue 16 item 1: server/ussd/session/session-flow.ts commits the account before the session ' +
-            'save, so Redis failing at the PIN confirmation leaves an account behind an "unavailable" reply. It is ' +
-            'being fixed on the ussd-semantics branch; once merged, set UNTOLD_ACCOUNTS_KNOWN_ISSUE to false in ' +
-            'test/faults/run-faults.ts and this assertion fails the suite again.',
-        );
-      } else failures.push(`${untold.length} account(s) the user was never told about (${ids}…)`);
+      failures.push(`${untold.length} account(s) the user was never told about (${ids}…)`);
     }
   } catch (err) {
     failures.push(`suite error: ${err instanceof Error ? err.stack : String(err)}`);
