@@ -40,6 +40,16 @@ interface Run {
   skipped: number;
 }
 
+/** The arguments of `vitest` in package.json's `test` script (e.g. `run --project repo --project sdk`). */
+async function npmTestArgs(): Promise<string[]> {
+  const pkg = JSON.parse(await readFile(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const [command, ...args] = (pkg.scripts['test'] ?? '').split(/\s+/);
+  if (command !== 'vitest') throw new Error(`npm test is not a plain vitest command: ${pkg.scripts['test']}`);
+  return args;
+}
+
 /** One `vitest run`, its output on this terminal, its counts from the JSON reporter. */
 async function runOnce(): Promise<Run> {
   const dir = await mkdtemp(path.join(tmpdir(), 'test-timed-'));
@@ -47,13 +57,10 @@ async function runOnce(): Promise<Run> {
   try {
     const started = performance.now();
     const vitest = path.join(REPO_ROOT, 'node_modules/.bin/vitest');
-    // What `npm test` runs: the repo and sdk projects (type tests are `npm run test:types`).
+    // Exactly what `npm test` runs: the arguments of its script in package.json (type tests are
+    // `npm run test:types`).
     const args = [
-      'run',
-      '--project',
-      'repo',
-      '--project',
-      'sdk',
+      ...(await npmTestArgs()),
       '--reporter=default',
       '--reporter=json',
       `--outputFile.json=${report}`,

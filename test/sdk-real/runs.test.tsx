@@ -12,8 +12,8 @@ const LONG = longText(400);
 describe('durable runs: the SDK against the real service', () => {
   let app: TestApp;
   beforeAll(async () => {
-    // A pause between words, so a test can act while the answer streams (400 words: about 6 s).
-    app = await startRealOracle({ SCRIPTED_MODEL_DELAY_MS: '15' });
+    // A pause between words, so a test can act while the answer streams (400 words: about 2.4 s).
+    app = await startRealOracle({ SCRIPTED_MODEL_DELAY_MS: '6' });
   });
   afterAll(() => app.close());
 
