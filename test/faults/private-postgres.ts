@@ -3,7 +3,7 @@ import { chown, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '../platform/helpers/redis-server.js';
+import { freePort } from '../helpers/private-redis.js';
 
 const run = promisify(execFile);
 

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { USSD_UNAVAILABLE_REPLY } from '../../contracts/ussd.js';
-import { freePort, haveRedisServer, startPrivateRedis } from '../platform/helpers/redis-server.js';
+import { freePort, haveRedisServer, startPrivateRedis } from '../helpers/private-redis.js';
 import { havePostgresBinaries, startPrivatePostgres } from './private-postgres.js';
 
 /** The USSD gateway's answer budget (issue 16: within 3 s; telecom gateways give up after about 5 s). */

@@ -19,18 +19,7 @@ export async function startTcpProxy(target: { host: string; port: number }, port
   let server: net.Server | undefined;
 
   const listen = async (onPort: number): Promise<number> => {
-    const s = net.createServer((client) => {
-      const upstream = net.connect(target.port, target.host);
-      for (const sock of [client, upstream]) {
-        sockets.add(sock);
-        sock.on('close', () => sockets.delete(sock));
-        sock.on('error', () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      client.pipe(upstream).pipe(client);
-    });
+    const s = net.createServer((client) => void pipeTo(target, client, sockets));
     s.listen(onPort, '127.0.0.1');
     await once(s, 'listening');
     server = s;
@@ -53,4 +42,26 @@ export async function startTcpProxy(target: { host: string; port: number }, port
     close: cut,
     [Symbol.asyncDispose]: cut,
   };
+}
+
+/**
+ * Joins an accepted client to a new connection to `target`, both ways; each socket is tracked in `sockets`
+ * while open, and an error on either side closes both. Returns the upstream socket.
+ */
+export function pipeTo(
+  target: { host: string; port: number },
+  client: net.Socket,
+  sockets: Set<net.Socket>,
+): net.Socket {
+  const upstream = net.connect(target.port, target.host);
+  for (const sock of [client, upstream]) {
+    sockets.add(sock);
+    sock.on('close', () => sockets.delete(sock));
+    sock.on('error', () => {
+      client.destroy();
+      upstream.destroy();
+    });
+  }
+  client.pipe(upstream).pipe(client);
+  return upstream;
 }

@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../helpers/db.js';
-import { freePort } from './helpers/redis-server.js';
+import { freePort } from '../helpers/private-redis.js';
 
 // Issue 14 item 7, the first hour of a new user, shown by starting the server as a user would.
 

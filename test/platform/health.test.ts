@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { openRedis } from '../../server/server.js';
 import { startTestApp } from '../helpers/app.js';
 import { openTestDb } from '../helpers/db.js';
-import { haveRedisServer, startPrivateRedis } from './helpers/redis-server.js';
+import { haveRedisServer, startPrivateRedis } from '../helpers/private-redis.js';
 
 // Issue 16 item 4, regression of "Redis down: /health said 200 ok while every USSD request failed". A Redis
 // server of the test's own is killed and started again (the machine's Redis is never touched).

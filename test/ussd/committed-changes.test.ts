@@ -18,7 +18,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { TEST_SCRYPT_LOG2N } from '../helpers/env.js';
 import { createInMemoryAccountService } from '../helpers/in-memory-account-service.js';
 import { ussdDialog } from '../helpers/ussd-dialog.js';
-import { hasRedisServer, startOwnRedis } from './support/own-redis.js';
+import { haveRedisServer, startPrivateRedis } from '../helpers/private-redis.js';
 
 // Issue 16 item 1: no outcome the user never learns about. A reply that reports a committed change is
 // delivered even when the session store fails afterwards; creating an account is idempotent per (phone,
@@ -209,9 +209,9 @@ describe('account creation on the real accounts', () => {
   });
 });
 
-describe.runIf(await hasRedisServer())('a real Redis that stops taking writes mid-request', () => {
+describe.runIf(await haveRedisServer())('a real Redis that stops taking writes mid-request', () => {
   it('Redis killed while users confirmed their PIN: the confirmation is answered with the account, and a retry creates no second one', async () => {
-    await using redis = await startOwnRedis();
+    await using redis = await startPrivateRedis();
     await using t = await startTestApp({
       env: { ENABLED_PARTS: 'ussd', USSD_RATE_LIMIT_PER_MINUTE: '0', REDIS_URL: redis.url },
     });

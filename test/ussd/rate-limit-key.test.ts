@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from '../../server/config.js';
 import { createLogger } from '../../server/logger.js';
 import { createAddressList } from '../../server/ussd/http/address-list.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { hasRedisServer, startOwnRedis } from './support/own-redis.js';
+import { haveRedisServer, startPrivateRedis } from '../helpers/private-redis.js';
 import { scriptedUssdPart } from '../helpers/scripted-test-engine.js';
 import { ussdBody } from '../helpers/ussd-dialog.js';
 
@@ -122,9 +122,9 @@ describe('USSD_RATE_LIMIT_ALLOWLIST', () => {
   });
 });
 
-describe.runIf(await hasRedisServer())('rate limit while Redis is down', () => {
+describe.runIf(await haveRedisServer())('rate limit while Redis is down', () => {
   it('falls back to counting in this process (the limit holds per instance), and back to Redis when it returns', async () => {
-    await using redis = await startOwnRedis();
+    await using redis = await startPrivateRedis();
     const lines: { level: number; msg: string }[] = [];
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -154,7 +154,7 @@ describe.runIf(await hasRedisServer())('rate limit while Redis is down', () => {
     expect(fellBack).toHaveLength(1);
     expect(fellBack[0]?.level).toBe(40);
 
-    await redis.restart();
+    await redis.start();
     const deadline = Date.now() + 10_000;
     while (t.ctx.redis?.status !== 'ready' && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import net from 'node:net';
+import { pipeTo } from './tcp-proxy.js';
 
 /**
  * A loopback TCP proxy that can stall: while stalled it accepts connections and reads nothing, forwards
@@ -17,16 +18,7 @@ export async function startStallProxy(target: { host: string; port: number }): P
   const sockets = new Set<net.Socket>();
   let stalled = false;
   const server = net.createServer((client) => {
-    const upstream = net.connect(target.port, target.host);
-    for (const sock of [client, upstream]) {
-      sockets.add(sock);
-      sock.on('close', () => sockets.delete(sock));
-      sock.on('error', () => {
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.pipe(upstream).pipe(client);
+    const upstream = pipeTo(target, client, sockets);
     // After pipe(), which resumes its sources.
     if (stalled) for (const sock of [client, upstream]) sock.pause();
   });
