@@ -8,41 +8,27 @@ export type RunRow = Selectable<OracleRunsTable>;
 /** Statuses of a run in flight. */
 export const IN_FLIGHT: readonly RunStatus[] = ['queued', 'running', 'recovering'];
 
+/** A run about to start on this instance. */
+export interface NewRun {
+  runId: string;
+  sessionId: string;
+  userDid: string;
+  requestId: string;
+  owner: string;
+  leaseMs: number;
+  request: Record<string, unknown>;
+}
+
 /** Durable run records. An instance owns a run while its lease holds and renews it; expired leases are claimed. */
 export class RunStore {
   constructor(private readonly db: Kysely<Database>) {}
-
-  async create(run: {
-    runId: string;
-    sessionId: string;
-    userDid: string;
-    requestId: string;
-    owner: string;
-    leaseMs: number;
-    request: Record<string, unknown>;
-  }): Promise<RunRow> {
-    return this.db
-      .insertInto('oracle_runs')
-      .values({
-        run_id: run.runId,
-        session_id: run.sessionId,
-        user_did: run.userDid,
-        request_id: run.requestId,
-        status: 'running',
-        owner: run.owner,
-        lease_expires_at: new Date(Date.now() + run.leaseMs),
-        request: JSON.stringify(run.request),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  }
 
   /**
    * Starts a turn in one statement: stores the user's message, marks the session active (its title from
    * the first message), and records the run.
    */
   async createWithQuestion(
-    run: Parameters<RunStore['create']>[0],
+    run: NewRun,
     question: NewMessage,
     title: string,
   ): Promise<RunRow> {
