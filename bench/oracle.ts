@@ -52,7 +52,15 @@ import { createLogger } from '../server/logger.js';
 import { mintUserTokens } from '../server/oracle/auth/mint.js';
 import { startServer } from '../server/server.js';
 import { adminQuery } from '../test/helpers/db.js';
-import { actAsMeasuredChild, cpuOf, median, memoryOf, percentile, type MemorySample } from './lib/measure.js';
+import {
+  actAsMeasuredChild,
+  cpuOf,
+  median,
+  memoryOf,
+  percentile,
+  stopChildren,
+  type MemorySample,
+} from './lib/measure.js';
 import { startBaseline, type SocketEvent, type TurnRecording } from './lib/sse-baseline.js';
 import { newAgent, readStream, type Frame, type StreamOutcome } from './lib/sse-client.js';
 
@@ -716,17 +724,7 @@ async function main(): Promise<void> {
     for (const e of [...new Set(errors)].slice(0, 10)) console.log(`  ${e}`);
     failed = errors.length > 0;
   } finally {
-    await Promise.all(
-      running.map(({ child }) => {
-        child.removeAllListeners('exit');
-        const exited =
-          child.exitCode !== null || child.signalCode !== null
-            ? Promise.resolve()
-            : new Promise((resolve) => child.once('exit', resolve));
-        child.kill();
-        return exited;
-      }),
-    );
+    await stopChildren(running.map(({ child }) => child));
     if (benchUrl && schema) await adminQuery(benchUrl, `drop schema if exists ${schema} cascade`);
   }
   if (failed) process.exitCode = 1;

@@ -33,7 +33,7 @@ import { migrateToLatest, openDb } from '../server/db/index.js';
 import { createLogger } from '../server/logger.js';
 import { startServer } from '../server/server.js';
 import { adminQuery } from '../test/helpers/db.js';
-import { actAsMeasuredChild, cpuOf, median, percentile } from './lib/measure.js';
+import { actAsMeasuredChild, cpuOf, median, percentile, stopChildren } from './lib/measure.js';
 
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
 const WARMUP_S = Number(process.env['BENCH_WARMUP_S'] ?? 3);
@@ -361,17 +361,7 @@ async function main(): Promise<void> {
     for (const [what, ok] of checks) console.log(`${ok ? 'OK    ' : 'MISSED'} ${what}`);
     if (checks.some(([, ok]) => !ok)) process.exitCode = 1;
   } finally {
-    await Promise.all(
-      running.map(({ child }) => {
-        child.removeAllListeners('exit');
-        const exited =
-          child.exitCode !== null || child.signalCode !== null
-            ? Promise.resolve()
-            : new Promise((resolve) => child.once('exit', resolve));
-        child.kill();
-        return exited;
-      }),
-    );
+    await stopChildren(running.map(({ child }) => child));
     if (benchUrl && schema) await adminQuery(benchUrl, `drop schema if exists ${schema} cascade`);
   }
 }

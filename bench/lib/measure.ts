@@ -70,3 +70,18 @@ export function memoryOf(child: ChildProcess): Promise<MemorySample> {
     child.send('memory');
   });
 }
+
+/** Stops the children (SIGTERM) and resolves once every one has exited; their `exit` listeners are dropped first. */
+export function stopChildren(children: ChildProcess[]): Promise<void> {
+  return Promise.all(
+    children.map((child) => {
+      child.removeAllListeners('exit');
+      const exited =
+        child.exitCode !== null || child.signalCode !== null
+          ? Promise.resolve()
+          : new Promise((resolve) => child.once('exit', resolve));
+      child.kill();
+      return exited;
+    }),
+  ).then(() => undefined);
+}
