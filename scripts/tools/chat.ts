@@ -14,12 +14,31 @@ import { createParser } from 'eventsource-parser';
 import { mintUserTokens } from '../../server/oracle/auth/mint.js';
 import { fetchOracleConfig, loadDevUser } from './dev-user.js';
 
-const { values } = parseArgs({
-  options: {
-    url: { type: 'string', default: process.env['ORACLE_URL'] ?? 'http://localhost:3000' },
-    session: { type: 'string' },
-  },
-});
+const USAGE = `Usage: npm run chat -- [--url http://localhost:3000] [--session <id>]
+
+Chats with a running oracle (ORACLE_URL or --url), signing tokens as the development user. In the chat:
+/new starts a session, /sessions lists them, /quit (or Ctrl-D) leaves; Ctrl-C aborts a streaming answer.`;
+
+function readArgs(): { url: string; session: string | undefined } {
+  try {
+    const { values } = parseArgs({
+      options: {
+        url: { type: 'string', default: process.env['ORACLE_URL'] ?? 'http://localhost:3000' },
+        session: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+    if (values.help) {
+      console.log(USAGE);
+      process.exit(0);
+    }
+    return { url: values.url, session: values.session };
+  } catch (err) {
+    console.error(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+const values = readArgs();
 const base = values.url.replace(/\/+$/, '');
 const tty = process.stdout.isTTY;
 const dim = (s: string): string => (tty ? `\x1b[2m${s}\x1b[0m` : s);
