@@ -27,11 +27,7 @@ export class RunStore {
    * Starts a turn in one statement: stores the user's message, marks the session active (its title from
    * the first message), and records the run.
    */
-  async createWithQuestion(
-    run: NewRun,
-    question: NewMessage,
-    title: string,
-  ): Promise<RunRow> {
+  async createWithQuestion(run: NewRun, question: NewMessage, title: string): Promise<RunRow> {
     return this.db
       .with('question', (db) =>
         db
