@@ -20,5 +20,9 @@ export default defineProject({
     include: ['test/**/*.test.{ts,tsx}'],
     setupFiles: ['test/setup.ts'],
     testTimeout: 10_000,
+    // The files of a worker run one after another in one process (jsdom and React loaded once, not per
+    // file: about a third of this project's time). Nothing global may outlive a file: test/setup.ts cleans
+    // up React trees, and each consumer file starts and stops msw's server (harness.tsx withMockServer).
+    isolate: false,
   },
 });

@@ -8,7 +8,9 @@ import {
 import { act, render, renderHook, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { mockOracle, providerFor, session } from './harness.js';
+import { mockOracle, providerFor, session, withMockServer } from './harness.js';
+
+withMockServer();
 
 const textOf = (m: IMessage | undefined): string =>
   m === undefined

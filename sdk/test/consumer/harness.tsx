@@ -11,9 +11,17 @@ import type { ReactNode } from 'react';
 import { afterAll, afterEach, beforeAll, vi } from 'vitest';
 
 export const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+
+/**
+ * Call at the top of a test file: msw's server listens during that file's tests. (The files of a worker
+ * share this module, `isolate: false` in sdk/vitest.config.ts, so hooks registered when it is first
+ * imported would run for the first file only.)
+ */
+export function withMockServer(): void {
+  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  afterEach(() => server.resetHandlers());
+  afterAll(() => server.close());
+}
 
 export const wallet = {
   address: 'ixo1useraddress',

@@ -17,7 +17,9 @@ import { act, render, renderHook, screen, waitFor } from '@testing-library/react
 import type { ReactNode } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { mockOracle, providerFor, session, wallet } from './harness.js';
+import { mockOracle, providerFor, session, wallet, withMockServer } from './harness.js';
+
+withMockServer();
 
 const OUTSIDE = 'useOraclesContext must be used within a OraclesProvider';
 

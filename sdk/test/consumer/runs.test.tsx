@@ -4,7 +4,9 @@ import { http, HttpResponse } from 'msw';
 import { StrictMode } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { mockOracle, providerFor, server, session } from './harness.js';
+import { mockOracle, providerFor, server, session, withMockServer } from './harness.js';
+
+withMockServer();
 
 const textOf = (m: IMessage | undefined): string =>
   m === undefined

@@ -1,7 +1,9 @@
 import { useChat } from '@open-oracles/oracles-client-sdk';
 import { renderHook, waitFor } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
-import { mockOracle, providerFor, session } from './harness.js';
+import { mockOracle, providerFor, session, withMockServer } from './harness.js';
+
+withMockServer();
 
 describe('the socket channel', () => {
   it('reconnects after the connection drops', async () => {

@@ -2,7 +2,9 @@ import { useChat, type MessageContent, type StreamingMode } from '@open-oracles/
 import { act, render, screen, waitFor } from '@testing-library/react';
 import { http } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
-import { mockOracle, providerFor, server, session } from './harness.js';
+import { mockOracle, providerFor, server, session, withMockServer } from './harness.js';
+
+withMockServer();
 
 const textOf = (c: MessageContent | undefined): string =>
   c === undefined
