@@ -13,6 +13,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createApp } from './app.js';
 import type { Config, PartName } from './config.js';
 import { migrateToLatest, openDb, type Db, type DbTarget } from './db/index.js';
+import { dbTargetFromConfig } from './db/target.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Part, PartContext, PartFactory } from './part.js';
 import { createChainPart } from './chain/part.js';
@@ -64,20 +65,6 @@ export interface RunningServer {
    * is left), and closes what the server opened (parts, Redis, the database).
    */
   close(): Promise<void>;
-}
-
-/** The database the configuration points at: PostgreSQL when DATABASE_URL is set, else on-disk PGlite. */
-export function dbTargetFromConfig(config: Config): DbTarget {
-  return config.DATABASE_URL
-    ? {
-        kind: 'postgres',
-        url: config.DATABASE_URL,
-        bounds: {
-          statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
-          acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS,
-        },
-      }
-    : { kind: 'pglite', dataDir: config.PGLITE_DATA_DIR };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { loadConfig } from '../../server/config.js';
 import { migrateToLatest, openDb } from '../../server/db/index.js';
-import { dbTargetFromConfig } from '../../server/server.js';
+import { dbTargetFromConfig } from '../../server/db/target.js';
 
 /** `npm run db:migrate`: runs pending migrations on the configured database (PostgreSQL or PGlite). */
 const config = loadConfig(process.env);

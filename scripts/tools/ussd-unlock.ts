@@ -20,7 +20,7 @@ const [
   import('../../server/config.js'),
   import('../../server/db/index.js'),
   import('../../server/logger.js'),
-  import('../../server/server.js'),
+  import('../../server/db/target.js'),
   import('../../server/ussd/accounts/account-service.js'),
   import('../../server/ussd/crypto/pin-crypto.js'),
   import('../../server/ussd/crypto/pin-keys.js'),
