@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type {
   ChatCompletionChunk,
   ChatCompletionMessageParam,
@@ -21,13 +21,20 @@ export interface OpenAiModelOptions {
  * servers send them) and tool calls assembled from their deltas.
  */
 export function createOpenAiModel(options: OpenAiModelOptions): ChatModel {
-  const client = new OpenAI({
-    baseURL: options.baseUrl,
-    // The SDK refuses an empty key; local servers ignore it.
-    apiKey: options.apiKey ?? 'none',
-    timeout: options.timeoutMs ?? 60_000,
-    maxRetries: 1,
-  });
+  // `openai` is loaded at the first turn, not at start: a server on the scripted model (the default) never
+  // pays for it (about a quarter of a second of start-up).
+  let client: Promise<OpenAI> | undefined;
+  const openAi = (): Promise<OpenAI> =>
+    (client ??= import('openai').then(
+      ({ default: OpenAI }) =>
+        new OpenAI({
+          baseURL: options.baseUrl,
+          // The SDK refuses an empty key; local servers ignore it.
+          apiKey: options.apiKey ?? 'none',
+          timeout: options.timeoutMs ?? 60_000,
+          maxRetries: 1,
+        }),
+    ));
   return {
     id: options.model,
     async *stream(request: ModelRequest): AsyncIterable<ModelChunk> {
@@ -44,7 +51,9 @@ export function createOpenAiModel(options: OpenAiModelOptions): ChatModel {
         type: 'function',
         function: { name: t.name, description: t.description, parameters: t.parameters },
       }));
-      const stream = await client.chat.completions.create(
+      const stream = await (
+        await openAi()
+      ).chat.completions.create(
         { model: options.model, messages, stream: true, ...(tools.length ? { tools } : {}) },
         { signal: request.signal },
       );
