@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
@@ -28,13 +28,12 @@ function sharedPglite(): Promise<PGlite> {
 }
 
 /**
- * A PGlite started from the run's template (test/global-setup.ts): an initialised, empty data directory,
- * loaded in about half a second instead of running initdb. In memory, or into `dataDir` on disk.
+ * A PGlite in memory started from the run's template (test/global-setup.ts): an initialised, empty data
+ * directory, loaded in about half a second instead of running initdb.
  */
-export async function startTestPglite(dataDir?: string): Promise<PGlite> {
+export async function startTestPglite(): Promise<PGlite> {
   const { PGlite } = await import('@electric-sql/pglite');
-  const loadDataDir = new Blob([await readFile(inject('pgliteTemplate'))]);
-  const instance = dataDir === undefined ? new PGlite({ loadDataDir }) : new PGlite(dataDir, { loadDataDir });
+  const instance = new PGlite({ loadDataDir: new Blob([await readFile(inject('pgliteTemplate'))]) });
   await instance.waitReady;
   return instance;
 }
@@ -143,12 +142,12 @@ export interface ThrowawayDatabase extends AsyncDisposable {
 /**
  * A new empty database, dropped on dispose: on PostgreSQL (DATABASE_URL set) a whole database, so code
  * that opens it by URL needs nothing special; on embedded defaults a PGlite data directory on disk,
- * initialised from the template (not yet migrated).
+ * a copy of the template directory (not yet migrated).
  */
 export async function createThrowawayDatabase(label: string): Promise<ThrowawayDatabase> {
   if (TEST_DATABASE_URL === undefined) {
     const dataDir = await mkdtemp(path.join(tmpdir(), `${label}-`));
-    await (await startTestPglite(dataDir)).close();
+    await cp(inject('pgliteTemplateDir'), dataDir, { recursive: true });
     const drop = () => rm(dataDir, { recursive: true, force: true });
     return {
       env: { PGLITE_DATA_DIR: dataDir, DATABASE_URL: '' },
