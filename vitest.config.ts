@@ -53,6 +53,9 @@ export default defineConfig({
         },
         test: {
           name: 'sdk-real',
+          // As in `repo`: the files of a worker share one process and module graph (the server and the SDK
+          // load once per worker, not per file); test/sdk-real/setup.ts runs again for each file.
+          isolate: false,
           include: ['test/sdk-real/**/*.test.tsx'],
           environment: 'jsdom',
           environmentOptions: { jsdom: { pretendToBeVisual: true, url: 'http://localhost/' } },
