@@ -143,7 +143,8 @@ describe('graceful drain', () => {
     await closed;
     expect(first.events.length).toBeGreaterThanOrEqual(10);
     expect(first.comments).toContain('draining');
-    await using b = await startOracleApp({ db, signingKey, env });
+    // The successor streams the rest without pauses: the test waits for the end of the answer.
+    await using b = await startOracleApp({ db, signingKey, env: { ...env, SCRIPTED_MODEL_DELAY_MS: '1' } });
     const runId = first.response.headers.get('x-run-id') as string;
     const rest = await oracleApi(b.url, user).rejoin(runId, first.events.at(-1)?.id as number);
     expect(rest.response.status).toBe(200);
