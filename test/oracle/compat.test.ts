@@ -196,16 +196,20 @@ describe('the published reference SDK (1.4.0 protocol) against this service', ()
     expect(page.messages[1].content).toBe(chat.text);
   });
 
-  it('re-joins a dropped stream with ?after=<last numeric id> and ends with the whole answer', async () => {
-    const session = await request(`${app.url}/sessions`, 'POST', user.headers);
-    const chat = new ReferenceChat(app.url, session.sessionId, user.headers);
-    expect(await chat.send('write a long story', { dropAfter: 20 })).toBe('dropped');
-    expect(await chat.rejoin()).toBe('done');
-    const history = await request(`${app.url}/messages/${session.sessionId}`, 'GET', user.headers);
-    expect(chat.text).toBe(history.messages[1].content);
-  });
+  // The two long answers run side by side (sessions of their own).
+  it.concurrent(
+    're-joins a dropped stream with ?after=<last numeric id> and ends with the whole answer',
+    async () => {
+      const session = await request(`${app.url}/sessions`, 'POST', user.headers);
+      const chat = new ReferenceChat(app.url, session.sessionId, user.headers);
+      expect(await chat.send('write a long story', { dropAfter: 20 })).toBe('dropped');
+      expect(await chat.rejoin()).toBe('done');
+      const history = await request(`${app.url}/messages/${session.sessionId}`, 'GET', user.headers);
+      expect(chat.text).toBe(history.messages[1].content);
+    },
+  );
 
-  it('picks up a run on mount (page reload) through GET /sessions/:id/run', async () => {
+  it.concurrent('picks up a run on mount (page reload) through GET /sessions/:id/run', async () => {
     const session = await request(`${app.url}/sessions`, 'POST', user.headers);
     const tab = new ReferenceChat(app.url, session.sessionId, user.headers);
     await tab.send('write a long story', { dropAfter: 5 });

@@ -82,7 +82,8 @@ describe('one stream per session', () => {
   });
 });
 
-describe('re-join', () => {
+// Each test has a session of its own: their streams run side by side.
+describe.concurrent('re-join', () => {
   it('a dropped client does not lose the turn: GET /runs/:id?after=N gives exactly the rest, then live', async () => {
     const session = await api.createSession();
     const first = await api.stream(session.sessionId, { message: LONG }, (_e, all) => all.length >= 30);

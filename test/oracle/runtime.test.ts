@@ -304,22 +304,26 @@ describe('browser tools and agent-UI actions over the socket', () => {
     }
   });
 
-  it('no tab answers: the call times out into a tool error, and the turn still finishes', async () => {
-    const session = await api.createSession();
-    const started = Date.now();
-    const { events } = await api.stream(session.sessionId, {
-      message: 'use read_page_title',
-      tools: [READ_TITLE],
-    });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
-    expect(calls(events).at(-1)).toMatchObject({
-      status: 'error',
-      error: 'No result from the browser within 1500 ms (timed out).',
-    });
-    expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
-  });
+  // The two waits for the tool timeout run side by side (sessions of their own).
+  it.concurrent(
+    'no tab answers: the call times out into a tool error, and the turn still finishes',
+    async () => {
+      const session = await api.createSession();
+      const started = Date.now();
+      const { events } = await api.stream(session.sessionId, {
+        message: 'use read_page_title',
+        tools: [READ_TITLE],
+      });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
+      expect(calls(events).at(-1)).toMatchObject({
+        status: 'error',
+        error: 'No result from the browser within 1500 ms (timed out).',
+      });
+      expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
+    },
+  );
 
-  it("ignores a result sent from a socket of another session (even the same user's)", async () => {
+  it.concurrent("ignores a result sent from a socket of another session (even the same user's)", async () => {
     const session = await api.createSession();
     const other = await api.createSession();
     const tab = await connectSocket(app.url, user, session.sessionId);
