@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../helpers/db.js';
 import { freePort } from '../helpers/private-redis.js';
@@ -45,42 +45,48 @@ function portFree(port: number): Promise<boolean> {
   });
 }
 
-let database: ThrowawayDatabase;
-let dataDir: string;
-beforeAll(async () => {
-  database = await createThrowawayDatabase('first_hour');
-  dataDir = await mkdtemp(path.join(tmpdir(), 'first-hour-'));
-});
-afterAll(async () => {
-  await database.drop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+/** A user's machine: a database and a data directory of its own, removed at the end. */
+interface Machine extends AsyncDisposable {
+  database: ThrowawayDatabase;
+  /** What a user's shell would have: no test variables, the repo's defaults, this machine's database. */
+  env(extra: Record<string, string>): NodeJS.ProcessEnv;
+}
 
-/** What a user's shell would have: no test variables, the repo's defaults, a database of the test's own. */
-function userEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+async function newMachine(): Promise<Machine> {
+  const database = await createThrowawayDatabase('first_hour');
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'first-hour-'));
   return {
-    PATH: process.env['PATH'] ?? '',
-    HOME: process.env['HOME'] ?? tmpdir(),
-    ENABLED_PARTS: 'chain',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    ...database.env,
-    ...extra,
+    database,
+    env: (extra) => ({
+      PATH: process.env['PATH'] ?? '',
+      HOME: process.env['HOME'] ?? tmpdir(),
+      ENABLED_PARTS: 'chain',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      ...database.env,
+      ...extra,
+    }),
+    async [Symbol.asyncDispose]() {
+      await database.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
   };
 }
 
-describe('npm start, stopped as a user stops it', () => {
+// Each test is a machine of its own: the servers start side by side.
+describe.concurrent('npm start, stopped as a user stops it', () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`${signal} to the npm process no longer leaves the node server running with the port held`, async () => {
+      await using machine = await newMachine();
       const port = await freePort();
       const npm = spawn('npm', ['start', '--silent'], {
         cwd: ROOT,
-        env: userEnv({ PORT: String(port) }),
+        env: machine.env({ PORT: String(port) }),
         stdio: 'ignore',
       });
       try {
         await untilHealthy(port, npm);
-        if (signal === 'SIGTERM' && database.exclusive) {
+        if (signal === 'SIGTERM' && machine.database.exclusive) {
           // Idle RSS of the embedded default (issue 14: it was about 910 MB): the node process npm runs.
           await sleep(2000);
           const children = await readFile(`/proc/${npm.pid}/task/${npm.pid}/children`, 'utf8');
@@ -107,8 +113,9 @@ describe('npm start, stopped as a user stops it', () => {
   }
 });
 
-describe('configuration as a new user meets it', () => {
+describe.concurrent('configuration as a new user meets it', () => {
   it('.env in the working directory is read at start, and the real environment wins over it', async () => {
+    await using machine = await newMachine();
     const cwd = await mkdtemp(path.join(tmpdir(), 'dotenv-'));
     const port = await freePort();
     await writeFile(
@@ -120,7 +127,7 @@ describe('configuration as a new user meets it', () => {
     const tsx = pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
     const child = spawn(process.execPath, ['--import', tsx, path.join(ROOT, 'server/main.ts')], {
       cwd,
-      env: userEnv({ CHAIN_ROUTE_PREFIX: 'fromenv' }),
+      env: machine.env({ CHAIN_ROUTE_PREFIX: 'fromenv' }),
       stdio: 'ignore',
     });
     try {
