@@ -1,5 +1,5 @@
 import express, { type ErrorRequestHandler, type Express } from 'express';
-import type { ApiError } from '../contracts/errors.js';
+import { sendApiError } from './api-error.js';
 import { createOperatorAuth } from './operator-auth.js';
 import type { Part, PartContext } from './part.js';
 import type { ServerLifecycle } from './server.js';
@@ -49,29 +49,18 @@ export function createApp({ ctx, parts, lifecycle = { draining: false } }: AppOp
   for (const part of parts) if (part.notFound) app.use(part.notFound);
 
   app.use((_req, res) => {
-    const body: ApiError = { code: 'not_found', message: 'No such route.', requestId: res.locals.requestId };
-    res.status(404).json(body);
+    sendApiError(res, 404, 'not_found', 'No such route.');
   });
 
   const onError: ErrorRequestHandler = (err: unknown, _req, res, _next) => {
     if (res.headersSent) return;
     const status = clientErrorStatus(err);
     if (status !== undefined) {
-      const body: ApiError = {
-        code: 'bad_request',
-        message: 'Malformed request.',
-        requestId: res.locals.requestId,
-      };
-      res.status(status).json(body);
+      sendApiError(res, status, 'bad_request', 'Malformed request.');
       return;
     }
     res.locals.logger.error({ err }, 'unhandled error');
-    const body: ApiError = {
-      code: 'internal',
-      message: 'Internal error; see the server log under this request id.',
-      requestId: res.locals.requestId,
-    };
-    res.status(500).json(body);
+    sendApiError(res, 500, 'internal', 'Internal error; see the server log under this request id.');
   };
   app.use(onError);
   return app;

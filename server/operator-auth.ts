@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, RequestHandler } from 'express';
-import type { ApiError } from '../contracts/errors.js';
+import { sendApiError } from './api-error.js';
 import { bearerToken, secretMatcher } from './bearer-token.js';
 import type { Config } from './config.js';
 
@@ -44,12 +44,7 @@ export function createOperatorAuth(config: Pick<Config, 'OPERATOR_TOKEN'>): Requ
         next();
         return;
       }
-      const body: ApiError = {
-        code: 'not_found',
-        message: 'No such route.',
-        requestId: res.locals.requestId,
-      };
-      res.status(404).json(body);
+      sendApiError(res, 404, 'not_found', 'No such route.');
       return;
     }
     const given = bearerToken(req.headers.authorization);
@@ -57,11 +52,7 @@ export function createOperatorAuth(config: Pick<Config, 'OPERATOR_TOKEN'>): Requ
       next();
       return;
     }
-    const body: ApiError = {
-      code: 'unauthorized',
-      message: 'Operator endpoints need Authorization: Bearer <OPERATOR_TOKEN>.',
-      requestId: res.locals.requestId,
-    };
-    res.status(401).setHeader('www-authenticate', 'Bearer').json(body);
+    res.setHeader('www-authenticate', 'Bearer');
+    sendApiError(res, 401, 'unauthorized', 'Operator endpoints need Authorization: Bearer <OPERATOR_TOKEN>.');
   };
 }

@@ -9,7 +9,7 @@ import {
 } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
-import type { ApiError } from '../../../contracts/errors.js';
+import { sendApiError } from '../../api-error.js';
 import { PhoneNumber } from '../../../contracts/ussd.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
@@ -106,14 +106,8 @@ export class FallbackStore implements Store {
   }
 }
 
-const rateLimited = (_req: Request, res: Response): void => {
-  const body: ApiError = {
-    code: 'rate_limited',
-    message: 'Too many requests from this address; try again in a minute.',
-    requestId: res.locals.requestId,
-  };
-  res.status(429).json(body);
-};
+const rateLimited = (_req: Request, res: Response): void =>
+  sendApiError(res, 429, 'rate_limited', 'Too many requests from this address; try again in a minute.');
 
 const passThrough: RequestHandler = (_req, _res, next) => next();
 

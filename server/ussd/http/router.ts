@@ -1,6 +1,6 @@
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
-import type { ApiError } from '../../../contracts/errors.js';
+import { sendApiError } from '../../api-error.js';
 import { USSD_SESSION_ID_MAX, ussdContract } from '../../../contracts/ussd.js';
 import { maskPhone } from '../../logger.js';
 import { raiseBodyError, ussdBodyParsers } from './body-parsers.js';
@@ -38,11 +38,6 @@ function isCutShort(err: unknown): boolean {
 function sessionIdOf(body: unknown): string | undefined {
   const id = (body as { sessionId?: unknown } | null | undefined)?.sessionId;
   return typeof id === 'string' && id.length > 0 && id.length <= USSD_SESSION_ID_MAX ? id : undefined;
-}
-
-function apiError(res: Response, status: number, code: ApiError['code'], message: string): void {
-  const body: ApiError = { code, message, requestId: res.locals.requestId };
-  res.status(status).json(body);
 }
 
 /**
@@ -121,7 +116,7 @@ export function createUssdRouter(deps: UssdRouterDeps): Router {
     logInitialization: false,
     requestValidationErrorHandler: (err, req, res) => {
       if (req.tsRestRoute !== ussdContract.session) {
-        apiError(res, 400, 'bad_request', 'Invalid request parameters.');
+        sendApiError(res, 400, 'bad_request', 'Invalid request parameters.');
         return;
       }
       const error = new UssdError('invalid_input', 'request failed validation', { cause: err });
@@ -153,7 +148,7 @@ export function createUssdRouter(deps: UssdRouterDeps): Router {
     const error = UssdError.from(err);
     if (isOperatorRoute) {
       res.locals.logger.error({ err, code: error.code }, 'ussd operator route failed');
-      apiError(res, 503, 'unavailable', 'Session store unavailable; retry later.');
+      sendApiError(res, 503, 'unavailable', 'Session store unavailable; retry later.');
       return;
     }
     if (isCutShort(err)) {
