@@ -1,24 +1,11 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../server/logger.js';
 import { startTestApp } from '../helpers/app.js';
+import { captureLogs } from '../helpers/logs.js';
 import { ussdBody } from '../helpers/ussd-dialog.js';
 
 // Issue 14 item 7: every log line written while handling a request carries its request id, whichever module
 // writes it (AsyncLocalStorage + the logger's mixin), also after the body was parsed.
-
-function captureLogs(): { lines: Record<string, unknown>[]; stream: Writable } {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
-        lines.push(JSON.parse(line) as Record<string, unknown>);
-      }
-      done();
-    },
-  });
-  return { lines, stream };
-}
 
 describe('request ids in the logs', () => {
   it('every line written while handling a request carries its id, from the shared logger too', async () => {

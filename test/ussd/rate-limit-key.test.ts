@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../server/config.js';
 import { createLogger } from '../../server/logger.js';
@@ -7,6 +6,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { haveRedisServer, startPrivateRedis } from '../helpers/private-redis.js';
 import { scriptedUssdPart } from '../helpers/scripted-test-engine.js';
 import { ussdBody } from '../helpers/ussd-dialog.js';
+import { captureLogs } from '../helpers/logs.js';
 
 // Behind an aggregator (issue 14 item 3): USSD_RATE_LIMIT_KEY and USSD_RATE_LIMIT_ALLOWLIST.
 const gateway = (env: Record<string, string>): Promise<TestApp> =>
@@ -125,15 +125,7 @@ describe('USSD_RATE_LIMIT_ALLOWLIST', () => {
 describe.runIf(await haveRedisServer())('rate limit while Redis is down', () => {
   it('falls back to counting in this process (the limit holds per instance), and back to Redis when it returns', async () => {
     await using redis = await startPrivateRedis();
-    const lines: { level: number; msg: string }[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString().split('\n').filter(Boolean)) {
-          lines.push(JSON.parse(line) as { level: number; msg: string });
-        }
-        done();
-      },
-    });
+    const { lines, stream: sink } = captureLogs();
     await using t = await startTestApp({
       db: 'none',
       parts: { ussd: scriptedUssdPart() },

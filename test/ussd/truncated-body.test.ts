@@ -1,9 +1,9 @@
 import { connect } from 'node:net';
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../server/logger.js';
 import { startTestApp } from '../helpers/app.js';
 import { ussdBody } from '../helpers/ussd-dialog.js';
+import { captureLogs } from '../helpers/logs.js';
 
 /** Sends a POST whose body is shorter than its Content-Length, then half-closes or resets the socket. */
 function sendCutShort(port: number, how: 'end' | 'destroy'): Promise<string> {
@@ -23,15 +23,7 @@ function sendCutShort(port: number, how: 'end' | 'destroy'): Promise<string> {
 
 describe('a body shorter than its Content-Length', () => {
   it('was logged as a server error: now a client error (4xx or no reply), logged at info, never counted as a failure', async () => {
-    const lines: { level: number; msg: string }[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString().split('\n').filter(Boolean)) {
-          lines.push(JSON.parse(line) as { level: number; msg: string });
-        }
-        done();
-      },
-    });
+    const { lines, stream: sink } = captureLogs();
     await using t = await startTestApp({
       db: 'none',
       logger: createLogger('info', sink),
