@@ -1,17 +1,36 @@
 import { Writable } from 'node:stream';
 import { menuTree, type MenuTree } from '../../generated/menus.js';
-import { createLogger } from '../../server/logger.js';
+import { createLogger, type Logger } from '../../server/logger.js';
 import type { AccountService } from '../../server/ussd/accounts/accounts.js';
 import { actionHandlers } from '../../server/ussd/actions/index.js';
 import { scryptCost } from '../../server/ussd/crypto/pin-crypto.js';
 import { createSecretHasher } from '../../server/ussd/crypto/secret-hash.js';
 import type { AnyActionHandler } from '../../server/ussd/engine/action-types.js';
-import type { UssdSession } from '../../server/ussd/engine/types.js';
+import type { UssdEngine, UssdSession } from '../../server/ussd/engine/types.js';
 import { createUssdEngine } from '../../server/ussd/engine/engine.js';
 import { TEST_SCRYPT_LOG2N } from './env.js';
 import { createInMemoryAccountService, type InMemoryAccountService } from './in-memory-account-service.js';
 
 export const TEST_PHONE = '+254700000001';
+
+/**
+ * The menu engine as tests build it: the generated menus and their handlers unless a test gives others,
+ * PIN hashes at the test cost, a silent logger unless one is given.
+ */
+export function testEngine(options: {
+  accounts: AccountService;
+  tree?: MenuTree;
+  actions?: Readonly<Record<string, AnyActionHandler>>;
+  logger?: Logger;
+}): UssdEngine {
+  return createUssdEngine({
+    tree: options.tree ?? menuTree,
+    actions: options.actions ?? actionHandlers,
+    accounts: options.accounts,
+    secrets: createSecretHasher(scryptCost(TEST_SCRYPT_LOG2N)),
+    logger: options.logger ?? createLogger('silent'),
+  });
+}
 export const TEST_SERVICE_CODE = '*384*123#';
 
 export interface DialOptions {
@@ -56,13 +75,7 @@ export function engineDialer(
       done();
     },
   });
-  const engine = createUssdEngine({
-    tree: options.tree ?? menuTree,
-    actions: options.actions ?? actionHandlers,
-    accounts,
-    secrets: createSecretHasher(scryptCost(TEST_SCRYPT_LOG2N)),
-    logger: createLogger('debug', sink),
-  });
+  const engine = testEngine({ ...options, accounts, logger: createLogger('debug', sink) });
   const sessions = new Map<string, string>();
   const load = (id: string): UssdSession | undefined => {
     const json = sessions.get(id);

@@ -1,13 +1,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USSD_SESSION_EXPIRED_REPLY } from '../../contracts/ussd.js';
-import { menuTree } from '../../generated/menus.js';
 import { createLogger, maskPhone } from '../../server/logger.js';
 import type { AccountService } from '../../server/ussd/accounts/accounts.js';
-import { actionHandlers } from '../../server/ussd/actions/index.js';
-import { scryptCost } from '../../server/ussd/crypto/pin-crypto.js';
-import { createSecretHasher } from '../../server/ussd/crypto/secret-hash.js';
-import { createUssdEngine } from '../../server/ussd/engine/engine.js';
 import type { UssdSession } from '../../server/ussd/engine/types.js';
 import type { UssdPart } from '../../server/ussd/part.js';
 import { createMemorySessionStore } from '../../server/ussd/session/memory-session-store.js';
@@ -15,7 +10,7 @@ import { createSessionFlow, type EndedReply } from '../../server/ussd/session/se
 import type { SessionStore } from '../../server/ussd/session/session-store.js';
 import { StoreTimeoutError } from '../../server/ussd/session/with-timeout.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { TEST_SCRYPT_LOG2N } from '../helpers/env.js';
+import { testEngine } from '../helpers/engine-dialer.js';
 import { createInMemoryAccountService } from '../helpers/in-memory-account-service.js';
 import { ussdDialog } from '../helpers/ussd-dialog.js';
 import { haveRedisServer, startPrivateRedis } from '../helpers/private-redis.js';
@@ -28,6 +23,11 @@ const PHONE = '+254700000077';
 const CREATED = /^CON Account created\. Your customer ID is (C[A-Z0-9]{8})\. Write it down\./;
 const TO_CONFIRM = ['', '2', '2*2', '2*2*Jane Doe', '2*2*Jane Doe*00', '2*2*Jane Doe*00*13579'];
 const CONFIRM = '2*2*Jane Doe*00*13579*13579';
+
+/** What the confirmation screen hands the account service, for `phone` (the session id added by the caller). */
+function newCustomer(phone: string) {
+  return { fullName: 'Jo Doe', email: null, pin: '13579', phoneNumber: phone, language: 'en' as const };
+}
 
 /** A memory store whose writes (set, delete) fail while `failing` is on, as Redis killed mid-request. */
 function failingOnWrite<T>(): SessionStore<T> & { failing: boolean } {
@@ -54,13 +54,7 @@ function failingOnWrite<T>(): SessionStore<T> & { failing: boolean } {
 function flowOver(accounts: AccountService) {
   const sessions = failingOnWrite<UssdSession>();
   const ended = failingOnWrite<EndedReply>();
-  const engine = createUssdEngine({
-    tree: menuTree,
-    actions: actionHandlers,
-    accounts,
-    secrets: createSecretHasher(scryptCost(TEST_SCRYPT_LOG2N)),
-    logger: createLogger('silent'),
-  });
+  const engine = testEngine({ accounts });
   const flow = createSessionFlow({ engine, sessions, ended, ttlSeconds: 60, logger: createLogger('silent') });
   const send = (sessionId: string, text: string, phoneNumber = PHONE) =>
     flow.handle({ sessionId, serviceCode: '*384*123#', phoneNumber, text });
@@ -153,13 +147,7 @@ describe('account creation on the real accounts', () => {
     expect(retry).toBe(first);
     expect(await customersOf(phone)).toEqual([CREATED.exec(first)?.[1]]);
     // The same, straight at the service: one customer per (phone, session).
-    const input = {
-      fullName: 'Jo Doe',
-      email: null,
-      pin: '13579',
-      phoneNumber: phone,
-      language: 'en' as const,
-    };
+    const input = newCustomer(phone);
     const a = await accounts.createCustomer({ ...input, sessionId: 's-direct' });
     const b = await accounts.createCustomer({ ...input, sessionId: 's-direct' });
     expect(b).toEqual({ customerId: a.customerId, existing: true });
@@ -167,13 +155,7 @@ describe('account creation on the real accounts', () => {
 
   it('concurrent retries of one confirmation create one account', async () => {
     const phone = '+254700000102';
-    const input = {
-      fullName: 'Jo Doe',
-      email: null,
-      pin: '13579',
-      phoneNumber: phone,
-      language: 'en' as const,
-    };
+    const input = newCustomer(phone);
     const results = await Promise.all(
       [1, 2, 3].map(() => accounts.createCustomer({ ...input, sessionId: 's-race' })),
     );

@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { menuTree } from '../../generated/menus.js';
-import { createLogger } from '../../server/logger.js';
-import { actionHandlers } from '../../server/ussd/actions/index.js';
-import { scryptCost } from '../../server/ussd/crypto/pin-crypto.js';
-import { createSecretHasher } from '../../server/ussd/crypto/secret-hash.js';
-import { createUssdEngine } from '../../server/ussd/engine/engine.js';
 import type { UssdSession } from '../../server/ussd/engine/types.js';
 import { createMemorySessionStore } from '../../server/ussd/session/memory-session-store.js';
 import { createSessionFlow, type EndedReply } from '../../server/ussd/session/session-flow.js';
-import { TEST_SCRYPT_LOG2N } from '../helpers/env.js';
+import { testEngine } from '../helpers/engine-dialer.js';
 import { createInMemoryAccountService } from '../helpers/in-memory-account-service.js';
 
 const PHONE = '+254700000042';
@@ -20,13 +14,7 @@ function flow() {
   const accounts = createInMemoryAccountService();
   const sessions = createMemorySessionStore<UssdSession>();
   const ended = createMemorySessionStore<EndedReply>();
-  const engine = createUssdEngine({
-    tree: menuTree,
-    actions: actionHandlers,
-    accounts,
-    secrets: createSecretHasher(scryptCost(TEST_SCRYPT_LOG2N)),
-    logger: createLogger('silent'),
-  });
+  const engine = testEngine({ accounts });
   const f = createSessionFlow({ engine, sessions, ended, ttlSeconds: 60 });
   const send = (sessionId: string, text: string) =>
     f.handle({ sessionId, serviceCode: '*384*123#', phoneNumber: PHONE, text });
