@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { longText } from '../../server/oracle/models/scripted-rules.js';
+import { untilServing } from '../helpers/child-server.js';
 import { createThrowawayDatabase, openTestDb, type TestDb } from '../helpers/db.js';
+import { freePort } from '../helpers/private-redis.js';
 import { TEST_REDIS_URL, testRedisPrefix } from '../helpers/redis.js';
 import { newUser, oracleApi } from './helpers/oracle-client.js';
 import { newOracleKey, startOracleApp } from './helpers/oracle-app.js';
@@ -147,17 +148,6 @@ describe('a restart mid-run', () => {
   });
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 describe('a crash mid-run (SIGKILL)', () => {
   it('the restarted server resumes the run; re-joining gives the rest of the answer after the resumed marker', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'oracle-crash-'));
@@ -186,15 +176,7 @@ describe('a crash mid-run (SIGKILL)', () => {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     try {
       const base = `http://127.0.0.1:${port}`;
-      for (let i = 0; ; i++) {
-        const up = await fetch(`${base}/config`).then(
-          (r) => r.ok,
-          () => false,
-        );
-        if (up) break;
-        if (i >= 200 || child.exitCode !== null) throw new Error('server did not start');
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await untilServing(port, child, { path: '/config', ms: 20_000 });
       const config = (await (await fetch(`${base}/config`)).json()) as { did: string };
       const user = await newUser(config.did);
       const session = await oracleApi(base, user).createSession();

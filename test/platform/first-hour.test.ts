@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -10,32 +10,12 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../helpers/db.js';
+import { statusOf, untilServing } from '../helpers/child-server.js';
 import { freePort } from '../helpers/private-redis.js';
 
 // Issue 14 item 7, the first hour of a new user, shown by starting the server as a user would.
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-
-/** Resolves with the status of GET /health, or undefined while nothing answers. */
-function health(port: number): Promise<number | undefined> {
-  return new Promise((resolve) => {
-    http
-      .get({ host: '127.0.0.1', port, path: '/health', agent: false }, (res) => {
-        res.resume();
-        resolve(res.statusCode);
-      })
-      .on('error', () => resolve(undefined));
-  });
-}
-
-async function untilHealthy(port: number, child: ChildProcess, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while ((await health(port)) !== 200) {
-    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode})`);
-    if (Date.now() > deadline) throw new Error(`not healthy on ${port} after ${ms} ms`);
-    await sleep(100);
-  }
-}
 
 function portFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -85,7 +65,7 @@ describe.concurrent('npm start, stopped as a user stops it', () => {
         stdio: 'ignore',
       });
       try {
-        await untilHealthy(port, npm);
+        await untilServing(port, npm);
         if (signal === 'SIGTERM' && machine.database.exclusive) {
           // Idle RSS of the embedded default (issue 14: it was about 910 MB): the node process npm runs.
           await sleep(2000);
@@ -104,7 +84,7 @@ describe.concurrent('npm start, stopped as a user stops it', () => {
         const deadline = Date.now() + 10_000;
         while (!(await portFree(port)) && Date.now() < deadline) await sleep(100);
         expect(await portFree(port)).toBe(true);
-        expect(await health(port)).toBeUndefined();
+        expect(await statusOf(port, '/health')).toBeUndefined();
         expect(Date.now() - t0).toBeLessThan(10_000);
       } finally {
         npm.kill('SIGKILL');
@@ -131,7 +111,7 @@ describe.concurrent('configuration as a new user meets it', () => {
       stdio: 'ignore',
     });
     try {
-      await untilHealthy(port, child);
+      await untilServing(port, child);
       const get = (p: string) =>
         new Promise<number>((resolve) => {
           http.get({ host: '127.0.0.1', port, path: p, agent: false }, (res) => {
