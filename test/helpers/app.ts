@@ -6,7 +6,7 @@ import type { Db } from '../../server/db/index.js';
 import { createLogger, type Logger } from '../../server/logger.js';
 import type { Part, PartContext } from '../../server/part.js';
 import { startServer, type RunningServer, type ServerOverrides } from '../../server/server.js';
-import { openTestDb, TEST_DATABASE_URL, type TestDb } from './db.js';
+import { openTestDb, TEST_DATABASE_URL } from './db.js';
 import { TEST_ENV } from './env.js';
 import { deleteKeys, TEST_REDIS_URL, testRedisPrefix } from './redis.js';
 
@@ -23,7 +23,7 @@ export interface TestAppOptions {
    * that must never query one (any query fails loudly). Default: a database of its own, in a fresh schema
    * (see openTestDb), dropped on close.
    */
-  db?: TestDb | 'none';
+  db?: Db | 'none';
   /** A Redis client shared with the test or other apps (left open). Default: the server opens its own when REDIS_URL is set. */
   redis?: Redis;
   /**

@@ -197,7 +197,7 @@ describe('a crash mid-run (SIGKILL)', () => {
       const db = await database.open();
       try {
         await using b = await startOracleApp({
-          db: Object.assign(db, { [Symbol.asyncDispose]: () => Promise.resolve() }),
+          db,
           signingKey,
           env: { ORACLE_RUN_LEASE_SECONDS: '1', SCRIPTED_MODEL_DELAY_MS: '1' },
         });

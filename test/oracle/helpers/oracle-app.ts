@@ -1,7 +1,7 @@
 import { ed25519 } from '@ucanto/principal';
 import type { Redis } from 'ioredis';
 import { startTestApp, type TestApp, type TestAppOptions } from '../../helpers/app.js';
-import type { TestDb } from '../../helpers/db.js';
+import type { Db } from '../../../server/db/index.js';
 
 /** A signing key for a test oracle (so tests never write ./data). */
 export async function newOracleKey(): Promise<string> {
@@ -21,7 +21,7 @@ export interface OracleApp extends TestApp {
 export async function startOracleApp(
   options: {
     env?: Record<string, string>;
-    db?: TestDb;
+    db?: Db;
     redis?: Redis;
     signingKey?: string;
     parts?: TestAppOptions['parts'];
