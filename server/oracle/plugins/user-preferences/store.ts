@@ -100,7 +100,7 @@ export class PreferencesStore {
         if (value === null) delete next[key];
         else if (value === undefined) continue;
         else if (key === 'customInstructions') {
-          const earlier = typeof next[key] === 'string' ? (next[key]) : undefined;
+          const earlier = typeof next[key] === 'string' ? next[key] : undefined;
           const { merged, dropped } = mergeInstructions(earlier, value);
           next[key] = merged;
           if (dropped.length > 0) {
