@@ -63,7 +63,7 @@ export const DEV_BROADCAST_PATH = '/cosmos/tx/v1beta1/txs';
 
 /**
  * A development wallet's `transactSignX`: encodes the bank sends as a real Cosmos transaction (TxRaw: TxBody with
- * each MsgSend as an Any, a fee, **no signature**) and broadcasts it to the embedded fixture chain through the
+ * each MsgSend as an Any, a fee, **no real signature**) and broadcasts it to the embedded fixture chain through the
  * development broadcast at `baseUrl` + {@link DEV_BROADCAST_PATH}. The fixture node executes it and keeps it, so
  * the oracle then finds the transaction by its hash. A real wallet signs with the user's key and broadcasts to a
  * real node; the fixture node is the only chain that accepts an unsigned transaction.
@@ -99,7 +99,9 @@ export function devTransactSignX(
     const txBytes = TxRaw.encode({
       body_bytes: bytes(body),
       auth_info_bytes: bytes(authInfo),
-      signatures: [],
+      // Not a signature: random bytes the fixture node does not check, so that two equal payments are two
+      // transactions (on a real chain the account's sequence, which the signature covers, does that).
+      signatures: [bytes(crypto.getRandomValues(new Uint8Array(64)))],
     }).finish();
     const response = await fetch(`${baseUrl.replace(/\/+$/, '')}${DEV_BROADCAST_PATH}`, {
       method: 'POST',

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { TxResponse } from '../../generated/proto/cosmos/base/abci/v1beta1/abci.js';
 import { MsgSend } from '../../generated/proto/cosmos/bank/v1beta1/tx.js';
 import { AuthInfo, TxBody, TxRaw } from '../../generated/proto/cosmos/tx/v1beta1/tx.js';
@@ -11,7 +12,10 @@ export interface Send {
   amount: { denom: string; amount: string }[];
 }
 
-/** The TxRaw bytes of a transaction made of bank sends (unsigned: the fixture node does not check signatures). */
+/**
+ * The TxRaw bytes of a transaction made of bank sends. Its signature is random bytes the fixture node does not
+ * check: two equal payments are still two transactions, as account sequences make them on a real chain.
+ */
 export function sendTxBytes(sends: Send[], memo = ''): Uint8Array {
   const body = TxBody.encode({
     messages: sends.map((s) => ({
@@ -29,7 +33,7 @@ export function sendTxBytes(sends: Send[], memo = ''): Uint8Array {
   return TxRaw.encode({
     body_bytes: Buffer.from(body),
     auth_info_bytes: Buffer.from(authInfo),
-    signatures: [],
+    signatures: [randomBytes(64)],
   }).finish();
 }
 
@@ -52,4 +56,22 @@ export async function broadcastSends(
   } finally {
     client.close();
   }
+}
+
+/**
+ * A `transactSignX` for tests of the SDK against the real service: broadcasts the bank sends it is given (the
+ * SDK's `{typeUrl, value: {fromAddress, toAddress, amount}}`) as a real transaction on the app's fixture node,
+ * and answers its hash as a wallet does.
+ */
+export function transactOnChain(
+  chainGrpcUrl: string | undefined,
+): (messages: readonly unknown[], memo?: string) => Promise<{ transactionHash: string }> {
+  return async (messages, memo) => {
+    const sends = (
+      messages as { value: { fromAddress: string; toAddress: string; amount: Send['amount'] } }[]
+    ).map((m) => ({ from: m.value.fromAddress, to: m.value.toAddress, amount: m.value.amount }));
+    const result = await broadcastSends(chainGrpcUrl, sends, memo);
+    if (result.code !== 0) throw new Error(`the transaction failed: ${result.raw_log}`);
+    return { transactionHash: result.txhash };
+  };
 }
