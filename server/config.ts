@@ -200,7 +200,7 @@ export const EnvSchema = z.object({
   CREDITS_PER_UNIT: z.coerce.number().positive().max(1e9).default(0.001),
   // --- Agent service: per-user limits (README "Limits") ---
   /** Turns one user may have in flight at once, across sessions and instances (0: no limit). */
-  ORACLE_MAX_CONCURRENT_RUNS: z.coerce.number().int().min(0).max(1000).default(3),
+  ORACLE_MAX_CONCURRENT_RUNS: z.coerce.number().int().min(0).max(100_000).default(3),
   /** Turns one user may start per minute (0: no limit). */
   ORACLE_TURNS_PER_MINUTE: z.coerce.number().int().min(0).max(100_000).default(20),
   /** Longest user message, in characters; a longer one answers 413. */

@@ -214,7 +214,7 @@ describe.runIf(REDIS_SERVER)('while Redis does not answer (as the USSD limiter)'
         .poll(
           async () => {
             const user = `did:key:zBack${attempt++}`;
-            await two.countTurn(user);
+            await one.countTurn(user);
             return (await redis.keys(`${prefix}turns:${user}`).catch(() => [])).length;
           },
           { timeout: 5000, interval: 100 },
