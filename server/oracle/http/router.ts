@@ -189,8 +189,7 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
       }
       const requestId = randomUUID();
       const slot = { sessionId: params.sessionId, requestId };
-      await svc.limits.countTurn(userDid);
-      await svc.limits.takeRun(userDid, slot);
+      await svc.limits.admit(userDid, slot);
       let started = false;
       // A turn refused after it took its run slot gives the slot back once the refusal is sent; a started one
       // frees it when its run ends.

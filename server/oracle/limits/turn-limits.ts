@@ -37,6 +37,11 @@ export interface TurnLimits {
    */
   takeRun(userDid: string, slot: RunSlot): Promise<void>;
   freeRun(userDid: string, slot: RunSlot): Promise<void>;
+  /**
+   * Both checks of a turn at once ({@link countTurn} and {@link takeRun}: one round trip to Redis, pipelined);
+   * a slot taken for a turn the minute's count refuses is given back. The first refusal is thrown.
+   */
+  admit(userDid: string, slot: RunSlot): Promise<void>;
   close(): void;
 }
 
@@ -68,7 +73,7 @@ export async function createTurnLimits(options: {
     ? createFallbackRunSlots(createRedisRunSlots(redis, `${options.redisPrefix}runs:`), logger)
     : createMemoryRunSlots();
 
-  return {
+  const limits: TurnLimits = {
     checkMessage(message) {
       if (message.length > config.ORACLE_MESSAGE_MAX_CHARS) {
         throw new OracleHttpError(
@@ -113,8 +118,20 @@ export async function createTurnLimits(options: {
           logger.warn({ err }, 'limits: a run slot could not be freed (it expires by itself)'),
         );
     },
+    async admit(userDid, slot) {
+      const [counted, taken] = await Promise.allSettled([
+        this.countTurn(userDid),
+        this.takeRun(userDid, slot),
+      ]);
+      if (counted.status === 'rejected') {
+        if (taken.status === 'fulfilled') await this.freeRun(userDid, slot);
+        throw counted.reason;
+      }
+      if (taken.status === 'rejected') throw taken.reason;
+    },
     close() {
       void turns.shutdown?.();
     },
   };
+  return limits;
 }
