@@ -1,6 +1,9 @@
 // Rooms with members: the owner (the creator) adds and removes members by DID; a member may leave; changes to
 // a shared room's preferences are audit-logged with the member's DID.
+import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as roomsMigration from '../../server/db/migrations/0007-rooms-and-payments.js';
+import { openTestDb } from '../helpers/db.js';
 import { Room } from '../../contracts/oracle.js';
 import { RoomStore } from '../../server/oracle/store/rooms.js';
 import { newUser, oracleApi } from '../oracle/helpers/oracle-client.js';
@@ -67,6 +70,37 @@ describe('rooms', () => {
     expect(log).toEqual([
       { actorDid: owner.did, event: 'member_added', detail: { member: member.did } },
       { actorDid: member.did, event: 'preferences_changed', detail: { changes: { format: 'bullets' } } },
+    ]);
+  });
+});
+
+describe('migration 0007-rooms-and-payments', () => {
+  it("makes the rooms sessions named before into rooms owned by the user of the room's first session", async () => {
+    await using db = await openTestDb();
+    const raw = db.kysely as unknown as Kysely<unknown>;
+    await roomsMigration.down(raw);
+    const session = (id: string, user: string, room: string | null, at: string) => ({
+      session_id: id,
+      user_did: user,
+      oracle_did: 'did:key:zOracle',
+      title: null,
+      room_id: room,
+      created_at: new Date(at),
+    });
+    await db.kysely
+      .insertInto('oracle_sessions')
+      .values([
+        session('s2', 'did:key:zLater', '!team:matrix.example', '2026-01-02T00:00:00Z'),
+        session('s1', 'did:key:zFirst', '!team:matrix.example', '2026-01-01T00:00:00Z'),
+        session('s3', 'did:key:zLater', null, '2026-01-03T00:00:00Z'),
+      ])
+      .execute();
+    await roomsMigration.up(raw);
+    const rooms = new RoomStore(db.kysely, 'did:key:zOracle');
+    expect(await rooms.role('!team:matrix.example', 'did:key:zFirst')).toBe('owner');
+    expect(await rooms.role('!team:matrix.example', 'did:key:zLater')).toBeUndefined();
+    expect(await db.kysely.selectFrom('oracle_rooms').select('room_id').execute()).toEqual([
+      { room_id: '!team:matrix.example' },
     ]);
   });
 });
