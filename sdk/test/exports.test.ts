@@ -67,6 +67,9 @@ describe('the public surface', () => {
       msw: expect.stringMatching(/^\^2/),
       'livekit-client': expect.stringMatching(/^\^2/),
     });
-    expect(pkg.peerDependenciesMeta).toEqual({ msw: { optional: true }, 'livekit-client': { optional: true } });
+    expect(pkg.peerDependenciesMeta).toEqual({
+      msw: { optional: true },
+      'livekit-client': { optional: true },
+    });
   });
 });
