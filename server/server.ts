@@ -185,7 +185,10 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
       });
       cleanups.push(() => node.close());
       chainGrpcUrl = node.address;
-      logger.info({ address: node.address }, 'embedded fixture chain node started (CHAIN_GRPC_URL unset)');
+      logger.info(
+        { address: node.address },
+        'embedded fixture chain node started (CHAIN_GRPC_URL unset or fixture): fixture data',
+      );
     }
 
     const metrics = new Registry();
