@@ -24,9 +24,10 @@ export function createApp({ ctx, parts, lifecycle = { draining: false } }: AppOp
   app.disable('x-powered-by');
   // No ETags: every answer is fresh (USSD replies, health, chain queries) and hashing each body costs CPU.
   app.set('etag', false);
-  // One proxy hop: the client address is the one the nearest proxy saw, so X-Forwarded-For cannot be
-  // spoofed by prepending entries. Without the flag the header is ignored.
-  app.set('trust proxy', ctx.config.TRUST_PROXY_ENABLED ? 1 : false);
+  // TRUST_PROXY_ENABLED: the proxies' addresses (X-Forwarded-For is believed only from them), or a number of
+  // hops (the client address is the one the nearest proxies saw, so prepended entries are not believed).
+  // Off: the header is ignored.
+  app.set('trust proxy', ctx.config.TRUST_PROXY_ENABLED);
   app.use(requestContext(ctx.logger));
   // While draining, a keep-alive connection closes after its answer, so the drain is not held by idle clients.
   app.use((_req, res, next) => {

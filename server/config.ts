@@ -27,6 +27,15 @@ function isAddressOrCidr(value: string): boolean {
   return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
 }
 
+/** The names Express's `trust proxy` accepts for well-known ranges (proxy-addr). */
+const TRUST_PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * Whom the app believes about `X-Forwarded-For` (Express's `trust proxy`): nobody (`false`), the nearest `n`
+ * hops whoever they are (a number), or only connections from these addresses, CIDRs or range names.
+ */
+export type TrustProxy = false | number | string[];
+
 /** Comma-separated list; empty items dropped. */
 const list = z
   .string()
@@ -61,8 +70,66 @@ export const EnvSchema = z.object({
     (v) => (v === '' ? undefined : v),
     z.coerce.number().int().min(0).max(65535).default(3000),
   ),
+  /** Listen address: `0.0.0.0` (every IPv4 interface), `127.0.0.1` behind a proxy on the same host, `::` … */
+  HOST: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .regex(/^[A-Za-z0-9.:_-]{1,253}$/, 'an IP address (0.0.0.0, 127.0.0.1, ::) or a host name')
+      .default('0.0.0.0'),
+  ),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  TRUST_PROXY_ENABLED: bool(false),
+  /** `auto`: readable lines (pino-pretty) on a terminal outside production, JSON otherwise. */
+  LOG_FORMAT: z
+    .enum(['auto', 'json', 'pretty', ''])
+    .optional()
+    .transform((v): 'auto' | 'json' | 'pretty' => (v === undefined || v === '' ? 'auto' : v)),
+  /** `false`, a number of proxy hops, or the proxies' addresses/CIDRs (see {@link TrustProxy}). */
+  TRUST_PROXY_ENABLED: z
+    .string()
+    .optional()
+    .transform((v, ctx): TrustProxy => {
+      const value = (v ?? '').trim();
+      if (value === '' || value === 'false' || value === '0') return false;
+      if (value === 'true') return 1;
+      if (/^\d+$/.test(value)) {
+        const hops = Number(value);
+        if (hops <= 10) return hops;
+      }
+      const items = value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const bad = items.filter((i) => !TRUST_PROXY_NAMES.includes(i) && !isAddressOrCidr(i));
+      if (bad.length === 0 && items.length > 0) return items;
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        message: `false, a number of proxy hops (1 to 10), or the proxies' addresses or CIDRs (127.0.0.1,10.0.0.0/8; loopback); not ${JSON.stringify(bad.join(',') || value)}`,
+      });
+      return z.NEVER;
+    }),
+  /** This process's name in logs and metrics (default `<host name>:<port>`). */
+  INSTANCE_ID: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(
+      z
+        .string()
+        .regex(/^[A-Za-z0-9._:@-]{1,64}$/, 'letters, digits and . _ : @ -, at most 64')
+        .optional(),
+    ),
+  /** The commit being run, when the deployment has no `.git` to read it from (build-info metric, start-up line). */
+  BUILD_COMMIT: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(
+      z
+        .string()
+        .regex(/^[0-9a-fA-F]{7,40}$/, 'a git commit hash')
+        .optional(),
+    ),
   /** Parts served by this process; a deployment can run them as separate services from one build. */
   ENABLED_PARTS: list
     .pipe(z.array(z.enum(PART_NAMES)))
@@ -72,10 +139,17 @@ export const EnvSchema = z.object({
   DATA_DIR: z.string().default('./data'),
   /** On SIGTERM/SIGINT: how long in-flight requests may take to finish before their connections are cut. */
   DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  /**
+   * On SIGTERM/SIGINT, before the drain: how long `/health` already answers 503 `draining` while everything
+   * else is served as usual, so a balancer that polls it stops sending new requests first.
+   */
+  PRESTOP_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
 
   // --- Database ---
   DATABASE_URL: optionalUrl,
   PGLITE_DATA_DIR: z.string().default('./data/pglite'),
+  /** Run pending migrations at start-up (off: refuse to start while any is pending; `npm run db:migrate`). */
+  MIGRATE_ON_START: bool(true),
   /** PostgreSQL: longest run of one statement (server `statement_timeout`, and a client-side read timeout). */
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(2000),
   /** PostgreSQL: longest wait for a pooled connection; with the statement timeout, within the USSD 3 s budget. */
@@ -111,6 +185,7 @@ export const EnvSchema = z.object({
   PIN_SCRYPT_LOG2N: z.coerce.number().int().min(4).max(20).default(PIN_SCRYPT_LOG2N_MIN_PRODUCTION),
 
   // --- Chain query gateway (part B) ---
+  /** `host:port` of the node; unset (development) or `fixture` (any environment): the embedded fixture node. */
   CHAIN_GRPC_URL: z
     .string()
     .optional()
@@ -272,6 +347,11 @@ export function loadConfig(env: NodeJS.ProcessEnv | Record<string, string | unde
     if (config.ENABLED_PARTS.includes('oracle') && !config.ORACLE_SIGNING_KEY) {
       missing.push("ORACLE_SIGNING_KEY (the oracle's Ed25519 key: npm run oracle:key)");
     }
+    if (config.CHAIN_GRPC_URL === undefined && config.ENABLED_PARTS.some((p) => CHAIN_PARTS.includes(p))) {
+      missing.push(
+        `CHAIN_GRPC_URL (host:port of an IXO node's gRPC endpoint; \`${FIXTURE_CHAIN}\` for the embedded fixture node and its fixture data)`,
+      );
+    }
     if (config.PIN_SCRYPT_LOG2N < PIN_SCRYPT_LOG2N_MIN_PRODUCTION) {
       missing.push(
         `PIN_SCRYPT_LOG2N of at least ${PIN_SCRYPT_LOG2N_MIN_PRODUCTION} (a lower PIN-hash cost is for tests only)`,
@@ -284,7 +364,60 @@ export function loadConfig(env: NodeJS.ProcessEnv | Record<string, string | unde
   if (config.OPENAI_MODEL && !config.OPENAI_BASE_URL) {
     throw new ConfigError('Invalid configuration:\n  OPENAI_MODEL is set but OPENAI_BASE_URL is not');
   }
+  // From here on "no CHAIN_GRPC_URL" means the embedded fixture node, asked for by name or by default.
+  if (config.CHAIN_GRPC_URL === FIXTURE_CHAIN) config.CHAIN_GRPC_URL = undefined;
   return config;
+}
+
+/** The CHAIN_GRPC_URL value that asks for the embedded fixture chain node (required in production). */
+export const FIXTURE_CHAIN = 'fixture';
+
+/** Parts that talk to a chain node (the gateway; the oracle resolves did:ixo users through it). */
+export const CHAIN_PARTS: readonly PartName[] = ['chain', 'oracle'];
+
+/**
+ * What a production configuration runs that is fit for development only, each named with the variable that
+ * changes it; server.ts logs them in one warning at start-up. Empty outside production.
+ */
+export function productionWarnings(config: Config): string[] {
+  if (config.NODE_ENV !== 'production') return [];
+  const warnings: string[] = [];
+  const oracle = config.ENABLED_PARTS.includes('oracle');
+  if (oracle && !config.OPENAI_MODEL) {
+    warnings.push('the scripted model answers every chat (set OPENAI_BASE_URL and OPENAI_MODEL)');
+  }
+  if (oracle && config.ORACLE_CORS_ORIGINS.includes('*')) {
+    warnings.push('open CORS: any web origin may call the oracle (set ORACLE_CORS_ORIGINS)');
+  }
+  if (config.CHAIN_GRPC_URL === undefined && config.ENABLED_PARTS.some((p) => CHAIN_PARTS.includes(p))) {
+    warnings.push(
+      `the fixture chain node serves fixture data as chain data (CHAIN_GRPC_URL=${FIXTURE_CHAIN})`,
+    );
+  }
+  if (typeof config.TRUST_PROXY_ENABLED === 'number') {
+    warnings.push(
+      `TRUST_PROXY_ENABLED trusts X-Forwarded-For from whoever reaches the port (${config.TRUST_PROXY_ENABLED} hop${config.TRUST_PROXY_ENABLED === 1 ? '' : 's'}): keep the instance port private or name the proxy's addresses`,
+    );
+  }
+  return warnings;
+}
+
+/** `url` without its password (`postgres://app:***@db:5432/gateway`), for logs and tool output. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}
+
+/** TRUST_PROXY_ENABLED as the start-up line shows it. */
+export function describeTrustProxy(value: TrustProxy): string {
+  if (value === false) return 'off';
+  if (typeof value === 'number') return `${value} hop${value === 1 ? '' : 's'} from any sender`;
+  return value.join(',');
 }
 
 /** The on-chain oracle entity of the embedded fixture chain node (fixtures/chain/entities.yaml). */

@@ -1,5 +1,7 @@
 import { once } from 'node:events';
+import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   createServer,
   type IncomingMessage,
@@ -9,11 +11,19 @@ import {
 } from 'node:http';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { createApp } from './app.js';
-import type { Config, PartName } from './config.js';
-import { migrateToLatest, openDb, type Db, type DbTarget } from './db/index.js';
-import { dbTargetFromConfig } from './db/target.js';
+import { readBuildInfo, type BuildInfo } from './build-info.js';
+import {
+  CHAIN_PARTS,
+  describeTrustProxy,
+  productionWarnings,
+  redactUrl,
+  type Config,
+  type PartName,
+} from './config.js';
+import { migrateToLatest, openDb, pendingMigrations, type Db, type DbTarget } from './db/index.js';
+import { dbTargetFromConfig, describeDbTarget } from './db/target.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Part, PartContext, PartFactory } from './part.js';
 import { createChainPart } from './chain/part.js';
@@ -26,9 +36,6 @@ const PART_FACTORIES: Record<PartName, PartFactory> = {
   chain: createChainPart,
   oracle: createOraclePart,
 };
-
-/** Parts that talk to a chain node (the gateway; the oracle resolves did:ixo users through it). */
-const CHAIN_PARTS: readonly PartName[] = ['chain', 'oracle'];
 
 /** What a caller (a test, a tool) may hand in instead of having it opened or built from the configuration. */
 export interface ServerOverrides {
@@ -44,7 +51,10 @@ export interface ServerOverrides {
   parts?: Partial<Record<PartName, PartFactory>>;
 }
 
-/** The state of a running server that its routes read (`/health` answers 503 `draining` while it drains). */
+/**
+ * The state of a running server that its routes read: `/health` answers 503 `draining` from the signal on,
+ * through the pre-stop delay (PRESTOP_DELAY_MS) and the drain.
+ */
 export interface ServerLifecycle {
   draining: boolean;
 }
@@ -52,6 +62,9 @@ export interface ServerLifecycle {
 export interface RunningServer {
   url: string;
   port: number;
+  /** This process's name in logs and metrics: INSTANCE_ID, or `<host name>:<port>`. */
+  instanceId: string;
+  build: BuildInfo;
   http: Server;
   /** The Express app being served (for in-process requests without a socket). */
   app: Express;
@@ -60,9 +73,10 @@ export interface RunningServer {
   parts: Part[];
   lifecycle: ServerLifecycle;
   /**
-   * Graceful stop: stops accepting connections, answers `/health` 503 `draining`, asks each part to end its
-   * long-lived streams, lets in-flight requests finish for at most `config.DRAIN_TIMEOUT_MS` (then cuts what
-   * is left), and closes what the server opened (parts, Redis, the database).
+   * Graceful stop: answers `/health` 503 `draining` at once and serves everything else for
+   * `config.PRESTOP_DELAY_MS`; then stops accepting connections, asks each part to end its long-lived streams,
+   * lets in-flight requests finish for at most `config.DRAIN_TIMEOUT_MS` (then cuts what is left), and closes
+   * what the server opened (parts, Redis, the database).
    */
   close(): Promise<void>;
 }
@@ -127,7 +141,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
       const target = dbTargetFromConfig(config);
       const opened = await openDb(target);
       cleanups.push(() => opened.close());
-      await migrateMayTakeLong(target, opened);
+      await migrateOrCheck(config, target, opened, logger);
       db = opened;
     }
 
@@ -149,10 +163,19 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
       if (ready.app) ready.app(req, res);
       else waiting.push([req, res]);
     });
-    http.listen(overrides.port ?? config.PORT, '0.0.0.0');
+    http.listen(overrides.port ?? config.PORT, config.HOST);
     await once(http, 'listening');
-    closeHttp = () => drain(http, parts, lifecycle, config.DRAIN_TIMEOUT_MS, logger);
+    closeHttp = () =>
+      drain(
+        http,
+        parts,
+        lifecycle,
+        { delayMs: config.PRESTOP_DELAY_MS, timeoutMs: config.DRAIN_TIMEOUT_MS },
+        logger,
+      );
     const { port } = http.address() as AddressInfo;
+    const instanceId = config.INSTANCE_ID ?? `${hostname()}:${port}`;
+    const build = readBuildInfo(config.BUILD_COMMIT);
 
     // One chain node for every part that needs one: CHAIN_GRPC_URL, or the embedded fixture node.
     let chainGrpcUrl = config.CHAIN_GRPC_URL;
@@ -162,11 +185,22 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
       });
       cleanups.push(() => node.close());
       chainGrpcUrl = node.address;
-      logger.info({ address: node.address }, 'embedded fixture chain node started (CHAIN_GRPC_URL unset)');
+      logger.info(
+        { address: node.address },
+        'embedded fixture chain node started (CHAIN_GRPC_URL unset or fixture): fixture data',
+      );
     }
 
     const metrics = new Registry();
+    // Every series says which instance it comes from (`instance_id`: Prometheus sets `instance` to the target).
+    metrics.setDefaultLabels({ instance_id: instanceId });
     collectDefaultMetrics({ register: metrics });
+    new Gauge({
+      name: 'gateway_build_info',
+      help: 'The running build: always 1, its labels say the version, commit and Node.js version',
+      labelNames: ['version', 'commit', 'node_version'],
+      registers: [metrics],
+    }).set({ version: build.version, commit: build.commit, node_version: process.version }, 1);
     const ctx: PartContext = {
       config,
       db,
@@ -186,16 +220,49 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     const app = createApp({ ctx, parts, lifecycle });
     ready.app = app;
     for (const part of parts) part.attach?.(http);
-    // Through the server's listeners, as attached parts (socket.io) wrap them.
-    for (const [req, res] of waiting.splice(0)) http.emit('request', req, res);
+    // Through the server's listeners, as attached parts (socket.io) wrap them; each in a callback of its own,
+    // so the request context it enters (request-context.ts) does not stick to the rest of this start-up.
+    for (const [req, res] of waiting.splice(0)) setImmediate(() => http.emit('request', req, res));
+    const listen = `${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
     logger.info(
-      { port, parts: config.ENABLED_PARTS, database: db.kind, redis: Boolean(redis) },
-      'server listening',
+      {
+        version: build.version,
+        commit: build.commit,
+        instance: instanceId,
+        pid: process.pid,
+        host: hostname(),
+        listen,
+        env: config.NODE_ENV,
+        node: process.version,
+        parts: config.ENABLED_PARTS,
+        database:
+          overrides.db === undefined ? describeDbTarget(dbTargetFromConfig(config)) : `${db.kind} (given)`,
+        redis:
+          redis === undefined ? 'in-process' : config.REDIS_URL ? redactUrl(config.REDIS_URL) : '(given)',
+        ...partModes(config, chainGrpcUrl),
+        trustProxy: describeTrustProxy(config.TRUST_PROXY_ENABLED),
+        operatorToken: config.OPERATOR_TOKEN ? 'set' : 'unset (operator routes: loopback only)',
+        migrateOnStart: config.MIGRATE_ON_START,
+        prestopDelayMs: config.PRESTOP_DELAY_MS,
+        drainTimeoutMs: config.DRAIN_TIMEOUT_MS,
+      },
+      `started ${build.name} ${build.version} (${build.commit}) as ${instanceId}, pid ${process.pid}, on ${listen} (${config.NODE_ENV})`,
     );
+    const warnings = productionWarnings(config);
+    if (warnings.length) {
+      logger.warn({ warnings }, `production runs with development settings: ${warnings.join('; ')}`);
+    }
     let closing: Promise<void> | undefined;
+    const host = ['0.0.0.0', '::'].includes(config.HOST)
+      ? '127.0.0.1'
+      : config.HOST.includes(':')
+        ? `[${config.HOST}]`
+        : config.HOST;
     return {
-      url: `http://127.0.0.1:${port}`,
+      url: `http://${host}:${port}`,
       port,
+      instanceId,
+      build,
       http,
       app,
       ctx,
@@ -209,25 +276,68 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
   }
 }
 
+/** The parts' modes for the start-up line: the chain node, the model, the USSD rate limit. */
+function partModes(config: Config, chainGrpcUrl: string | undefined): Record<string, string> {
+  const modes: Record<string, string> = {};
+  if (config.ENABLED_PARTS.some((p) => CHAIN_PARTS.includes(p))) {
+    modes['chain'] =
+      config.CHAIN_GRPC_URL === undefined
+        ? `embedded fixture node (${chainGrpcUrl ?? '?'})`
+        : `${config.CHAIN_GRPC_URL}${config.CHAIN_GRPC_TLS ? ' (TLS)' : ''}`;
+  }
+  if (config.ENABLED_PARTS.includes('oracle')) {
+    modes['model'] = config.OPENAI_MODEL
+      ? `${config.OPENAI_MODEL} at ${redactUrl(config.OPENAI_BASE_URL ?? '')}`
+      : 'scripted';
+    modes['cors'] = config.ORACLE_CORS_ORIGINS.join(',');
+  }
+  if (config.ENABLED_PARTS.includes('ussd')) {
+    modes['rateLimit'] =
+      config.USSD_RATE_LIMIT_PER_MINUTE === 0
+        ? 'off'
+        : `${config.USSD_RATE_LIMIT_PER_MINUTE}/min per ${config.USSD_RATE_LIMIT_KEY}${config.USSD_RATE_LIMIT_ALLOWLIST.length ? ` (${config.USSD_RATE_LIMIT_ALLOWLIST.length} allowlisted)` : ''}`;
+  }
+  return modes;
+}
+
 /**
- * Runs the migrations. On PostgreSQL they run on a connection of their own without the statement timeout (a
- * migration may rewrite a large table, or wait for another instance's migration lock); PGlite has a single
- * connection, the one given.
+ * Runs the pending migrations (MIGRATE_ON_START) and logs what it applied, or, with MIGRATE_ON_START off,
+ * refuses to start while any is pending. On PostgreSQL the migrations run on a connection of their own
+ * without the statement timeout (a migration may rewrite a large table, or wait for another instance's
+ * migration lock); PGlite has a single connection, the one given.
  */
-async function migrateMayTakeLong(target: DbTarget, db: Db): Promise<void> {
-  if (target.kind !== 'postgres') {
-    await migrateToLatest(db);
+async function migrateOrCheck(config: Config, target: DbTarget, db: Db, logger: Logger): Promise<void> {
+  const where = describeDbTarget(target);
+  if (!config.MIGRATE_ON_START) {
+    const pending = await pendingMigrations(db);
+    if (pending.length > 0) {
+      throw new Error(
+        `${pending.length} migration(s) pending on ${where} (${pending.join(', ')}) and MIGRATE_ON_START is off: run \`npm run db:migrate\` first`,
+      );
+    }
+    logger.info({ database: where }, 'migrations: none pending (MIGRATE_ON_START off)');
     return;
   }
-  const migrationDb = await openDb({
-    ...target,
-    poolSize: 1,
-    bounds: { ...target.bounds, statementTimeoutMs: 0 },
-  });
+  const started = Date.now();
+  let migrationDb = db;
+  if (target.kind === 'postgres') {
+    migrationDb = await openDb({
+      ...target,
+      poolSize: 1,
+      bounds: { ...target.bounds, statementTimeoutMs: 0 },
+    });
+  }
   try {
-    await migrateToLatest(migrationDb);
+    const { results = [] } = await migrateToLatest(migrationDb);
+    const applied = results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    logger.info(
+      { database: where, applied, ms: Date.now() - started },
+      applied.length
+        ? `migrations: applied ${applied.length} (${applied.join(', ')})`
+        : 'migrations: none pending',
+    );
   } finally {
-    await migrationDb.close();
+    if (migrationDb !== db) await migrationDb.close();
   }
 }
 
@@ -240,10 +350,15 @@ async function drain(
   http: Server,
   parts: Part[],
   lifecycle: ServerLifecycle,
-  timeoutMs: number,
+  { delayMs, timeoutMs }: { delayMs: number; timeoutMs: number },
   logger: Logger,
 ): Promise<void> {
   lifecycle.draining = true;
+  if (delayMs > 0) {
+    // Pre-stop: a balancer polling /health sees 503 and stops sending here before the listener closes.
+    logger.info({ delayMs }, 'stopping: /health answers 503; draining after the pre-stop delay');
+    await sleep(delayMs);
+  }
   const started = Date.now();
   const closed = new Promise<void>((resolve) => http.close(() => resolve()));
   // Keep-alive connections with no request in flight are closed now, and each one whose answer (begun

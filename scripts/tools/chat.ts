@@ -6,24 +6,43 @@
  *
  * It signs its own capability tokens as the development user (key kept in $DATA_DIR/dev-user-key). Type a
  * message and press Enter; Ctrl-C while an answer streams aborts it (POST /messages/abort); `/new` starts a
- * new session, `/sessions` lists them, `/quit` (or Ctrl-D) leaves. Input may be piped.
+ * new session, `/sessions` lists them, `/quit` (or Ctrl-D) leaves. Input may be piped. `.env` is read as
+ * `npm start` reads it (default URL: ORACLE_URL, PUBLIC_BASE_URL, else http://localhost:$PORT).
+ *
+ * A stream that ends without `done` (an instance restarting, a proxy cutting it) is re-joined after the last
+ * event id seen (`GET /runs/:runId?after=N`), as the SDK does; when that fails the answer is said to be cut
+ * and the exit code is 1.
  */
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createParser } from 'eventsource-parser';
+import { readDotEnv } from '../../server/env-file.js';
 import { mintUserTokens } from '../../server/oracle/auth/mint.js';
 import { fetchOracleConfig, loadDevUser } from './dev-user.js';
 
+readDotEnv();
+/** How many times in a row a dropped stream is re-joined without getting a new event before giving up. */
+const REJOIN_ATTEMPTS = 5;
+const REJOIN_BASE_MS = 250;
+
 const USAGE = `Usage: npm run chat -- [--url http://localhost:3000] [--session <id>]
 
-Chats with a running oracle (ORACLE_URL or --url), signing tokens as the development user. In the chat:
-/new starts a session, /sessions lists them, /quit (or Ctrl-D) leaves; Ctrl-C aborts a streaming answer.`;
+Chats with a running oracle (--url, else ORACLE_URL, PUBLIC_BASE_URL or http://localhost:$PORT, read from
+the environment and .env), signing tokens as the development user. In the chat: /new starts a session,
+/sessions lists them, /quit (or Ctrl-D) leaves; Ctrl-C aborts a streaming answer. A dropped stream is
+re-joined; an answer that cannot be is reported cut (exit code 1).`;
+
+function defaultUrl(): string {
+  const env = process.env;
+  return env['ORACLE_URL'] || env['PUBLIC_BASE_URL'] || `http://localhost:${env['PORT'] || '3000'}`;
+}
 
 function readArgs(): { url: string; session: string | undefined } {
   try {
     const { values } = parseArgs({
       options: {
-        url: { type: 'string', default: process.env['ORACLE_URL'] ?? 'http://localhost:3000' },
+        url: { type: 'string', default: defaultUrl() },
         session: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -60,7 +79,15 @@ async function main(): Promise<void> {
       headers,
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    const json = (await response.json()) as Record<string, unknown>;
+    const answered = await response.text();
+    let json: Record<string, unknown>;
+    try {
+      json = JSON.parse(answered) as Record<string, unknown>;
+    } catch {
+      throw new Error(
+        `${method} ${path}: ${response.status}, not JSON: ${JSON.stringify(answered.slice(0, 120))}`,
+      );
+    }
     if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${String(json['message'])}`);
     return json;
   };
@@ -110,58 +137,140 @@ async function main(): Promise<void> {
         stream: true,
         timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
       }),
-    });
-    if (!response.ok || !response.body) {
-      console.log(`error: ${response.status} ${await response.text()}`);
+      signal: streaming.signal,
+    }).catch((err: unknown) => err as Error);
+    if (response instanceof Error || !response.ok || !response.body) {
+      console.log(
+        response instanceof Error
+          ? `error: ${response.message}`
+          : `error: ${response.status} ${await response.text()}`,
+      );
       streaming = undefined;
       prompt();
       continue;
     }
     process.stdout.write(bold(`${config.name}> `));
-    let reasoning = false;
-    const parser = createParser({
-      onEvent(event) {
-        const data = JSON.parse(event.data) as Record<string, unknown>;
-        switch (event.event ?? 'message') {
-          case 'reasoning':
-            if (!reasoning && data['reasoning']) process.stdout.write(dim('(thinking) '));
-            reasoning = true;
-            process.stdout.write(dim(typeof data['reasoning'] === 'string' ? data['reasoning'] : ''));
-            if (data['isComplete']) process.stdout.write('\n');
-            break;
-          case 'message':
-            process.stdout.write(String(data['content']));
-            break;
-          case 'tool_call':
-          case 'action_call':
-            process.stdout.write(dim(`\n[${String(data['toolName'])}: ${String(data['status'])}]\n`));
-            break;
-          case 'render_component':
-            process.stdout.write(dim(`\n[component ${String(data['componentName'])}]\n`));
-            break;
-          case 'error':
-            process.stdout.write(`\n[error: ${String(data['error'])}]`);
-            break;
-          case 'done':
-            if (data['status'] !== 'finished') process.stdout.write(dim(` [${String(data['status'])}]`));
-            process.stdout.write('\n');
-            break;
-          default:
-            break;
-        }
-      },
-    });
-    const reader = response.body.getReader();
-    const decoder = new TextDecoder();
-    for (;;) {
-      const chunk = await reader.read().catch(() => undefined);
-      if (!chunk || chunk.done) break;
-      parser.feed(decoder.decode(chunk.value, { stream: true }));
+    const answer: Answer = {
+      runId: response.headers.get('x-run-id') ?? undefined,
+      lastEventId: 0,
+      text: '',
+      reasoning: false,
+      done: false,
+    };
+    await readAnswer(response.body, answer);
+    let failures = 0;
+    while (!answer.done && !aborted(streaming)) {
+      if (answer.runId === undefined || failures >= REJOIN_ATTEMPTS) break;
+      if (failures > 0) await sleep(Math.min(8000, REJOIN_BASE_MS * 2 ** (failures - 1)));
+      process.stdout.write(dim(` [stream lost after event ${answer.lastEventId}; re-joining]`));
+      const before = answer.lastEventId;
+      const rejoined = await fetch(`${base}/runs/${answer.runId}?after=${answer.lastEventId}`, {
+        headers: { ...headers, accept: 'text/event-stream' },
+        signal: streaming.signal,
+      }).catch(() => undefined);
+      if (rejoined?.status === 404) break;
+      if (rejoined?.ok && rejoined.body) {
+        process.stdout.write(dim(' [re-joined] '));
+        await readAnswer(rejoined.body, answer);
+      } else {
+        await rejoined?.body?.cancel();
+      }
+      failures = answer.lastEventId > before ? 0 : failures + 1;
+    }
+    if (!answer.done && !aborted(streaming)) {
+      // Said plainly, on stdout with the answer and on stderr for whoever reads only that.
+      const cut = `[the answer was cut: the stream ended after event ${answer.lastEventId} without \`done\` and could not be re-joined${answer.runId ? ` (run ${answer.runId})` : ''}]`;
+      process.stdout.write(`\n${cut}\n`);
+      console.error(cut);
+      process.exitCode = 1;
     }
     streaming = undefined;
     prompt();
   }
   rl.close();
+}
+
+/** One answer being streamed, across re-joins of its run. */
+interface Answer {
+  runId: string | undefined;
+  /** The id of the last event read: a re-join asks for the events after it. */
+  lastEventId: number;
+  /** The answer's text as printed (cut back when a resumed attempt says so). */
+  text: string;
+  reasoning: boolean;
+  /** `done` was read: the turn is over. */
+  done: boolean;
+}
+
+function aborted(controller: AbortController | undefined): boolean {
+  return controller?.signal.aborted ?? false;
+}
+
+/** Prints the events of one stream until `done` or the end of the body (a dropped stream). */
+async function readAnswer(body: ReadableStream<Uint8Array>, answer: Answer): Promise<void> {
+  const parser = createParser({
+    onEvent(event) {
+      if (answer.done) return;
+      if (event.id !== undefined && /^\d+$/.test(event.id)) answer.lastEventId = Number(event.id);
+      const data = JSON.parse(event.data) as Record<string, unknown>;
+      switch (event.event ?? 'message') {
+        case 'run': {
+          if (typeof data['runId'] === 'string') answer.runId = data['runId'];
+          const partialLength = data['partialLength'];
+          if (data['resumed'] === true && typeof partialLength === 'number') {
+            // Another attempt of the run goes on from partialLength characters of the answer.
+            if (partialLength < answer.text.length) {
+              answer.text = answer.text.slice(0, partialLength);
+              process.stdout.write(dim(`\n[resumed from character ${partialLength}:]\n`) + answer.text);
+            } else {
+              process.stdout.write(dim(' [resumed] '));
+            }
+          }
+          break;
+        }
+        case 'reasoning':
+          if (!answer.reasoning && data['reasoning']) process.stdout.write(dim('(thinking) '));
+          answer.reasoning = true;
+          process.stdout.write(dim(typeof data['reasoning'] === 'string' ? data['reasoning'] : ''));
+          if (data['isComplete']) process.stdout.write('\n');
+          break;
+        case 'message': {
+          const content = String(data['content']);
+          answer.text += content;
+          process.stdout.write(content);
+          break;
+        }
+        case 'tool_call':
+        case 'action_call':
+          process.stdout.write(dim(`\n[${String(data['toolName'])}: ${String(data['status'])}]\n`));
+          break;
+        case 'render_component':
+          process.stdout.write(dim(`\n[component ${String(data['componentName'])}]\n`));
+          break;
+        case 'error':
+          process.stdout.write(`\n[error: ${String(data['error'])}]`);
+          break;
+        case 'done':
+          answer.done = true;
+          if (data['status'] !== 'finished') process.stdout.write(dim(` [${String(data['status'])}]`));
+          process.stdout.write('\n');
+          break;
+        default:
+          break;
+      }
+    },
+  });
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  for (;;) {
+    const chunk = await reader.read().catch(() => undefined);
+    if (!chunk || chunk.done) break;
+    parser.feed(decoder.decode(chunk.value, { stream: true }));
+    if (answer.done) {
+      await reader.cancel().catch(() => undefined);
+      break;
+    }
+  }
 }
 
 main().catch((err: unknown) => {

@@ -5,14 +5,22 @@
  *   npm run -s oracle:token -- --url http://localhost:3000 --ttl 3600 --json
  *
  * The user's key is generated once and kept in $DATA_DIR/dev-user-key (default ./data). Development only.
+ * Reads `.env` as `npm start` does; the URL defaults to ORACLE_URL, PUBLIC_BASE_URL, else localhost:$PORT.
  */
 import { parseArgs } from 'node:util';
+import { readDotEnv } from '../../server/env-file.js';
 import { mintUserTokens } from '../../server/oracle/auth/mint.js';
 import { fetchOracleConfig, loadDevUser } from './dev-user.js';
 
+// `.env` as `npm start` reads it: the same PORT, PUBLIC_BASE_URL and DATA_DIR as the server.
+readDotEnv();
+const env = process.env;
 const { values } = parseArgs({
   options: {
-    url: { type: 'string', default: process.env['ORACLE_URL'] ?? 'http://localhost:3000' },
+    url: {
+      type: 'string',
+      default: env['ORACLE_URL'] || env['PUBLIC_BASE_URL'] || `http://localhost:${env['PORT'] || '3000'}`,
+    },
     ttl: { type: 'string', default: '3600' },
     json: { type: 'boolean', default: false },
   },

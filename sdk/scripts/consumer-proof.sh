@@ -11,7 +11,7 @@ trap '[ -z "${SDK_PROOF_KEEP:-}" ] && rm -rf "$work"' EXIT
 
 cd "$repo"
 npm run build -w sdk --silent >/dev/null
-tarball="$(npm pack -w sdk --pack-destination "$work" --silent | tail -1)"
+tarball="$(npm pack -w sdk --pack-destination "$work" --silent --json=false | tail -1)"
 echo "packed $tarball ($(du -k "$work/$tarball" | cut -f1) KB)"
 tar -tzf "$work/$tarball" | sort > "$work/files.txt"
 if grep -Ev '^package/(package\.json|README\.md|dist/.*)$' "$work/files.txt"; then

@@ -116,14 +116,29 @@ function makeDb(
   };
 }
 
-/** Runs every pending migration; throws with the failing migration's name and cause. */
-export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
-  const migrator = new Migrator({
+function migratorOf(db: Db): Migrator {
+  return new Migrator({
     db: db.kysely,
     // The migration tables live in the handle's schema, so isolated test schemas never see each other's.
     ...(db.schema ? { migrationTableSchema: db.schema } : {}),
     provider: { getMigrations: () => Promise.resolve(migrations) },
   });
+}
+
+/** The names of the migrations not yet applied to `db`, in order (all of them on a new database). */
+export async function pendingMigrations(db: Db): Promise<string[]> {
+  const all = await migratorOf(db).getMigrations();
+  return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}
+
+/**
+ * Runs every pending migration; throws with the failing migration's name and cause. On PostgreSQL kysely
+ * holds an advisory lock (`pg_advisory_lock`) and applies the pending migrations in one transaction, so
+ * instances that start together take turns, the later ones find nothing left to do, and a failed migration
+ * leaves the schema as it was.
+ */
+export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
+  const migrator = migratorOf(db);
   const result = await migrator.migrateToLatest();
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';

@@ -1,4 +1,5 @@
-import type { Config } from '../config.js';
+import path from 'node:path';
+import { redactUrl, type Config } from '../config.js';
 import type { DbTarget } from './index.js';
 
 /** The database the configuration names: PostgreSQL at DATABASE_URL (with its bounds), or embedded PGlite. */
@@ -13,4 +14,15 @@ export function dbTargetFromConfig(config: Config): DbTarget {
         },
       }
     : { kind: 'pglite', dataDir: config.PGLITE_DATA_DIR };
+}
+
+/**
+ * Where a database target is, for the start-up line and the tools: `PostgreSQL postgres://app:***@db:5432/gw`
+ * (password hidden) or `embedded PGlite in /abs/path/data/pglite`.
+ */
+export function describeDbTarget(target: DbTarget): string {
+  if (target.kind === 'postgres') {
+    return `PostgreSQL ${redactUrl(target.url)}${target.schema ? ` (schema ${target.schema})` : ''}`;
+  }
+  return target.dataDir ? `embedded PGlite in ${path.resolve(target.dataDir)}` : 'embedded PGlite in memory';
 }

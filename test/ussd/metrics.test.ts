@@ -3,9 +3,15 @@ import { startTestApp } from '../helpers/app.js';
 import { scriptedUssdPart } from '../helpers/scripted-test-engine.js';
 import { ussdBody } from '../helpers/ussd-dialog.js';
 
-/** The value of one sample line of the Prometheus text format, e.g. `name{a="b"} 3`. */
+/**
+ * The value of one sample line of the Prometheus text format, e.g. `name{a="b"} 3`, without the
+ * `instance_id` label every series carries (server.ts).
+ */
 function sample(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  const line = text
+    .split('\n')
+    .map((l) => l.replace(/,instance_id="[^"]*"|instance_id="[^"]*",?/, '').replace('{} ', ' '))
+    .find((l) => l.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 

@@ -119,7 +119,8 @@ describe('npm run ussd:unlock', () => {
       { env: env({ ...database.env, PIN_ENCRYPTION_KEY: KEY }) },
     );
     if (database.exclusive) await open();
-    expect(stdout).toMatch(new RegExp(`^Unlocked ${customerId} .*audit-logged as bob\\.\\n$`));
+    // First the database it works on (test/platform/tools.test.ts), then the outcome.
+    expect(stdout).toMatch(new RegExp(`^Database: .+\\nUnlocked ${customerId} .*audit-logged as bob\\.\\n$`));
     expect((await accounts.findByCustomerId(customerId))?.lockedAt).toBeNull();
     const audit = await db.kysely
       .selectFrom('audit_log')

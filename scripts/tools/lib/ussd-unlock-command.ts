@@ -4,8 +4,10 @@ import { normaliseCustomerId } from '../../../server/ussd/accounts/customer-id.j
 export const UNLOCK_USAGE = `Usage: npm run ussd:unlock -- <customerId> [--operator <name>]
 
 Lifts the lock that three wrong PINs put on a USSD account and resets its failed-PIN count. The action is
-written to the audit log with the operator's name (default: $USER). Uses the configured database
-(DATABASE_URL, or the embedded PGlite under PGLITE_DATA_DIR).`;
+written to the audit log with the operator's name (default: $USER). Works on the server's database: the
+configuration of \`npm start\` (the environment, and .env in this directory), DATABASE_URL or the embedded
+PGlite under PGLITE_DATA_DIR. Exit codes: 0 unlocked (or not locked), 1 no such customer, 2 usage error,
+3 could not work (configuration refused, database unreachable or not migrated).`;
 
 /** What the command line asked for, or why it cannot be run. */
 export type UnlockArgs = { customerId: string; operator: string } | { error: string };

@@ -45,7 +45,8 @@ export function openEventStream(
   res.status(200);
   res.setHeader('content-type', 'text/event-stream; charset=utf-8');
   res.setHeader('cache-control', 'no-cache, no-transform');
-  res.setHeader('connection', 'keep-alive');
+  // No hop-by-hop `Connection` header: Node sets it from the request (a proxy's `Connection: close` must close
+  // the connection after the stream, or the proxy's next request on it is answered 400).
   res.setHeader('x-accel-buffering', 'no');
   for (const [name, value] of Object.entries(options.headers ?? {})) res.setHeader(name, value);
   res.flushHeaders();
