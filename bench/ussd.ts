@@ -64,6 +64,8 @@ const AGAINST_DIR = process.env['BENCH_AGAINST_DIR'];
 const TARGETS = { memoryRatio: 0.85, memoryP99Ratio: 1.4, idleRssMb: 160 };
 
 type Role = 'baseline' | 'gateway-memory' | 'gateway-redis' | 'gateway-memory-no-db' | 'against';
+/** Not a target: the chain node the started gateways talk to, as a deployment's gateway has one elsewhere. */
+type Helper = 'chain-node';
 
 // --- child roles ---
 
@@ -76,6 +78,13 @@ function runBaseline(): void {
   const server = app.listen(0, '127.0.0.1', () => {
     process.send?.({ ready: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
   });
+}
+
+/** The embedded fixture chain node on its own, in a process of its own; tells its gRPC address. */
+async function runChainNode(): Promise<void> {
+  const { startFixtureNode } = await import('../server/chain/fixture-node/fixture-node.js');
+  const node = await startFixtureNode({ publicBaseUrl: 'http://127.0.0.1' });
+  process.send?.({ ready: node.address });
 }
 
 /** The gateway without the menu engine's database work: the same server with the engine test double. */
@@ -99,7 +108,7 @@ async function runGatewayWithoutDb(): Promise<void> {
   process.send?.({ ready: server.url });
 }
 
-function forkRole(role: Role): Promise<Running> {
+function forkChild(role: Role | Helper): Promise<{ child: ChildProcess; url: string }> {
   const profile = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
   const child = fork(fileURLToPath(import.meta.url), ['--role', role], {
     execArgv: [...process.execArgv, ...profile],
@@ -108,16 +117,27 @@ function forkRole(role: Role): Promise<Running> {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`${role} exited with ${code}`)));
     child.once('message', (m: { ready?: string }) =>
-      m.ready ? resolve({ role, child, url: m.ready, cpu: () => cpuOf(child) }) : undefined,
+      m.ready ? resolve({ child, url: m.ready }) : undefined,
     );
   });
 }
 
+async function forkRole(role: Role): Promise<Running> {
+  const { child, url } = await forkChild(role);
+  return { role, child, url, cpu: () => cpuOf(child) };
+}
+
 /** The gateway as shipped: `npm start`'s command in production mode, every part enabled, on PostgreSQL. */
-async function startGateway(role: Role, databaseUrl: string, root?: string): Promise<Running> {
+async function startGateway(
+  role: Role,
+  databaseUrl: string,
+  chainGrpcUrl: string,
+  root?: string,
+): Promise<Running> {
   const env: Record<string, string> = {
     NODE_ENV: 'production',
     DATABASE_URL: databaseUrl,
+    CHAIN_GRPC_URL: chainGrpcUrl,
     PIN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     ORACLE_SIGNING_KEY: ed25519.format(await ed25519.generate()),
     USSD_RATE_LIMIT_PER_MINUTE: '1000000000',
@@ -314,6 +334,7 @@ async function main(): Promise<void> {
   if (role !== undefined) actAsMeasuredChild();
   if (role === 'baseline') return runBaseline();
   if (role === 'gateway-memory-no-db') return runGatewayWithoutDb();
+  if (role === 'chain-node') return runChainNode();
 
   const only = process.env['BENCH_ROLES']?.split(',');
   const roles: Role[] = (
@@ -330,13 +351,16 @@ async function main(): Promise<void> {
   // The other checkout's server gets a database of its own: its migrations may differ from this one's.
   const againstDatabase = AGAINST_DIR ? await freshDatabase() : undefined;
   const running: Running[] = [];
+  const helpers: ChildProcess[] = [];
   try {
+    const chainNode = await forkChild('chain-node');
+    helpers.push(chainNode.child);
     for (const role of roles) {
       running.push(
         role === 'gateway-memory' || role === 'gateway-redis'
-          ? await startGateway(role, database.url)
+          ? await startGateway(role, database.url, chainNode.url)
           : role === 'against'
-            ? await startGateway(role, againstDatabase?.url ?? '', AGAINST_DIR)
+            ? await startGateway(role, againstDatabase?.url ?? '', chainNode.url, AGAINST_DIR)
             : await forkRole(role),
       );
     }
@@ -466,7 +490,7 @@ async function main(): Promise<void> {
     if (JSON_OUT) await writeFile(JSON_OUT, `${JSON.stringify({ bench: 'ussd', figures }, null, 2)}\n`);
     if (checks.some(([, ok]) => !ok)) process.exitCode = 1;
   } finally {
-    await stopChildren(running.map(({ child }) => child));
+    await stopChildren([...running.map(({ child }) => child), ...helpers]);
     await database.drop();
     await againstDatabase?.drop();
   }
