@@ -27,7 +27,6 @@ import { dbTargetFromConfig, describeDbTarget } from './db/target.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Part, PartContext, PartFactory } from './part.js';
 import { createChainPart } from './chain/part.js';
-import { startFixtureNode } from './chain/fixture-node/fixture-node.js';
 import { createOraclePart } from './oracle/part.js';
 import { createUssdPart } from './ussd/part.js';
 
@@ -180,6 +179,8 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     // One chain node for every part that needs one: CHAIN_GRPC_URL, or the embedded fixture node.
     let chainGrpcUrl = config.CHAIN_GRPC_URL;
     if (chainGrpcUrl === undefined && config.ENABLED_PARTS.some((p) => CHAIN_PARTS.includes(p))) {
+      // Loaded only here: a deployment on a real chain node never holds the fixture data and its handlers.
+      const { startFixtureNode } = await import('./chain/fixture-node/fixture-node.js');
       const node = await startFixtureNode({
         publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://localhost:${port}`,
       });

@@ -1,5 +1,5 @@
 import type { PartFactory } from '../part.js';
-import { startFixtureNode, type FixtureNode } from './fixture-node/fixture-node.js';
+import type { FixtureNode } from './fixture-node/fixture-node.js';
 import { createChainGrpcClient } from './grpc-client.js';
 import { createChainRouter } from './router.js';
 
@@ -13,6 +13,7 @@ export const createChainPart: PartFactory = async (ctx) => {
   let node: FixtureNode | undefined;
   let url = ctx.chainGrpcUrl ?? config.CHAIN_GRPC_URL;
   if (url === undefined) {
+    const { startFixtureNode } = await import('./fixture-node/fixture-node.js');
     node = await startFixtureNode({
       publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`,
     });
