@@ -4,6 +4,7 @@ import { USSD_INVALID_INPUT_REPLY, USSD_SESSION_EXPIRED_REPLY, UssdRequest } fro
 import { SCREEN_MAX, screenLength } from '../../lib/ussd/screen-layout.js';
 import { inject, type InjectedRequest } from '../helpers/inject.js';
 import { loadFlows } from '../helpers/ussd-flows.js';
+import { engineMenusPart } from '../helpers/fixture-menus.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 // Random and malformed requests through the real app (real engine, real accounts on the test database),
@@ -17,6 +18,7 @@ beforeAll(async () => {
   // own tests); the database is the run's (PostgreSQL in CI).
   t = await startTestApp({
     env: { ENABLED_PARTS: 'ussd', USSD_RATE_LIMIT_PER_MINUTE: '1000000', REDIS_URL: '' },
+    parts: { ussd: engineMenusPart() },
   });
 });
 afterAll(() => t.close());
