@@ -16,7 +16,7 @@ import { flowYaml, loadFlows, writeFlow } from '../../scripts/tools/lib/ussd-flo
 import { idLikeWords } from '../../scripts/tools/lib/ussd-flows/flow-template.js';
 import { replayFlow, type FlowTarget } from '../../scripts/tools/lib/ussd-flows/replay.js';
 import { engineDialer } from '../helpers/engine-dialer.js';
-import { menuTexts, unreached } from './lib/coverage.js';
+import { menuTexts, unreached } from '../../scripts/tools/lib/ussd-flows/coverage.js';
 
 const { values: opts, positionals } = parseArgs({
   options: {

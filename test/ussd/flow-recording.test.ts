@@ -8,7 +8,7 @@ import { flowYaml, loadFlow, loadFlows } from '../../scripts/tools/lib/ussd-flow
 import { idLikeWords, templateOf } from '../../scripts/tools/lib/ussd-flows/flow-template.js';
 import { replayFlow } from '../../scripts/tools/lib/ussd-flows/replay.js';
 import { engineDialer } from '../helpers/engine-dialer.js';
-import { menuTexts } from '../flows/lib/coverage.js';
+import { menuTexts } from '../../scripts/tools/lib/ussd-flows/coverage.js';
 
 const temps: string[] = [];
 afterAll(async () => {

@@ -15,7 +15,7 @@ import { openTestDb, type TestDb } from '../helpers/db.js';
 import { engineDialer, TEST_SERVICE_CODE } from '../helpers/engine-dialer.js';
 import { TEST_ENV } from '../helpers/env.js';
 import { TEST_REDIS_URL } from '../helpers/redis.js';
-import { menuTexts, unreached } from '../flows/lib/coverage.js';
+import { menuTexts, unreached } from '../../scripts/tools/lib/ussd-flows/coverage.js';
 
 // The recorded flows (test/flows/*.yaml) pin the behaviour of the service's menus (menus/): after a menu
 // change, `npm run test:flows -- --update` records them again. Here they run on the engine (accounts in

@@ -1,4 +1,4 @@
-import type { MenuTree } from '../../../generated/menus.js';
+import type { MenuTree } from '../../../../generated/menus.js';
 
 /**
  * What the flows reached, read from the engine's debug log: `ussd step` names the node each request rests
