@@ -31,8 +31,17 @@ describe('GET /ussd/simulator', () => {
       .get('/ussd/simulator/app.css')
       .expect(200)
       .expect('content-type', /text\/css/);
-    const map = await t.request.get('/ussd/simulator/menu-map.svg').expect(200).expect('content-type', /svg/);
-    expect(map.text).toBe(await readFile('generated/menu-map.svg', 'utf8'));
+    const map = await t.request
+      .get('/ussd/simulator/menu-map.svg')
+      .buffer(true)
+      .parse((res, done) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => done(null, text));
+      })
+      .expect(200)
+      .expect('content-type', /svg/);
+    expect(map.body).toBe(await readFile('generated/menu-map.svg', 'utf8'));
     const config = await t.request.get('/ussd/simulator/config.json').expect(200);
     expect(config.body.ends.accountLocked).toEqual(
       Object.values((menuTree.nodes['accountLocked'] as { text: Record<string, string> }).text),
