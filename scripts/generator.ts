@@ -20,7 +20,8 @@ export async function generateInto(
 ): Promise<string[]> {
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
-  for (const step of GENERATOR_STEPS) await step.run({ root, outDir, writeStubs: options.writeStubs === true });
+  for (const step of GENERATOR_STEPS)
+    await step.run({ root, outDir, writeStubs: options.writeStubs === true });
   return listFiles(outDir);
 }
 
