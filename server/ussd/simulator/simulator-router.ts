@@ -8,8 +8,9 @@ import { createOperatorAuth } from '../../operator-auth.js';
 /** Where the page lives: `GET /ussd/simulator` and its files under it. */
 export const SIMULATOR_PATH = '/ussd/simulator';
 
+// Resolved when a file is served, not when the module loads (a test environment such as jsdom may give
+// modules a URL that is not a file: one).
 const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
-const MENU_MAP = fileURLToPath(new URL('../../../generated/menu-map.svg', import.meta.url));
 
 /** What the page needs to know of the menus besides the map: the texts of each end, to name it on `END`. */
 export interface SimulatorConfig {
@@ -90,7 +91,7 @@ export function createSimulatorRouter(
   router.get(
     `${SIMULATOR_PATH}/menu-map.svg`,
     guard,
-    send('svg', () => readFile(MENU_MAP, 'utf8')),
+    send('svg', () => readFile(here('../../../generated/menu-map.svg'), 'utf8')),
   );
   router.get(`${SIMULATOR_PATH}/config.json`, guard, (_req, res) => {
     res.setHeader('cache-control', 'no-cache').json(simulatorConfig(tree));
