@@ -101,6 +101,9 @@ async function runOracle(): Promise<void> {
     SCRIPTED_MODEL_DELAY_MS: String(paceOf()),
     // Idle turns wait for their tab for the whole idle phase.
     ORACLE_TOOL_TIMEOUT_MS: '600000',
+    // One bench user drives every stream: its per-user limits are raised out of the way (still counted).
+    ORACLE_MAX_CONCURRENT_RUNS: '100000',
+    ORACLE_TURNS_PER_MINUTE: '100000',
     REDIS_URL: process.env['BENCH_REDIS_URL'] ?? '',
   });
   const url = process.env['BENCH_DATABASE_URL'];

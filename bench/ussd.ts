@@ -1,6 +1,7 @@
-// `npm run bench:ussd`: the USSD gateway against a bare Express app answering a constant CON string.
+// `npm run bench:ussd`: the USSD gateway, started as users run it in production, against a bare Express app
+// answering a constant CON string.
 //
-// Each server runs in a child process on loopback; this process drives the load with autocannon at 50
+// Each server runs in a process of its own on loopback; this process drives the load with autocannon at 50
 // connections. Every connection loops through one session: dial → `1` → `1*0`, with a fresh session id and
 // a fresh random phone number per 3-request sequence (live traffic comes from many phones). All servers
 // start first and are warmed up; then, in each round, every gateway target is measured right after a baseline
@@ -8,32 +9,43 @@
 // and then each target again with one connection, one request at a time (latency without queueing). The
 // machine is noisy: the medians over the rounds are reported, with each round's ratio. Targets:
 //   1. baseline: express 4 + the same JSON body parser, constant `CON` reply on POST /api/ussd;
-//   2. gateway, in-process sessions (the real server: startServer, real engine, PGlite in memory);
-//   3. gateway, Redis sessions and rate-limit counters (REDIS_URL, default redis://127.0.0.1:6379);
-//   4. diagnostic, not a target: the gateway of 2. with the engine test double, which touches no database,
-//      to separate the gateway's own cost from the menu engine's per-dial database work.
-// The gateway's database is an in-memory PGlite, or BENCH_DATABASE_URL (a PostgreSQL database to migrate).
-// Environment: BENCH_ROUNDS (3), BENCH_DURATION_S (8), BENCH_SOLO_S (3; 0 skips the one-connection
-// phase), BENCH_WARMUP_S (3), BENCH_CONNECTIONS (50), BENCH_ROLES (a comma-separated subset of the gateway
-// targets), BENCH_CPU_PROF_DIR (write a V8 CPU profile of every server). "server CPU µs/req" is the server
-// process's user + system CPU time over its requests. Latencies are split into the dial (the gateway looks
-// up the phone's account in the database) and the two navigation steps.
+//   2. gateway, in-process sessions: package.json's `start` command with NODE_ENV=production (every part
+//      enabled, as shipped) on PostgreSQL;
+//   3. gateway, Redis sessions and rate-limit counters: the same command with REDIS_URL (default
+//      redis://127.0.0.1:6379);
+//   4. diagnostic, not a target: the gateway in-process (startServer, USSD part only) with the engine test
+//      double, which touches no database, to separate the gateway's own cost from the engine's database work.
+// The gateways' database is a fresh database made for the run on BENCH_DATABASE_URL's server (default
+// postgres://postgres@127.0.0.1:5432/test) and dropped at the end. Environment: BENCH_ROUNDS (3),
+// BENCH_DURATION_S (8), BENCH_SOLO_S (3; 0 skips the one-connection phase), BENCH_WARMUP_S (3),
+// BENCH_CONNECTIONS (50), BENCH_ROLES (a comma-separated subset of the gateway targets), BENCH_CPU_PROF_DIR
+// (write a V8 CPU profile of every server), BENCH_JSON_OUT (write the headline figures as JSON there),
+// BENCH_AGAINST_DIR (another installed checkout, e.g. a `git worktree` of an older commit: its own `npm start`
+// in production with in-process sessions, on a database of its own, becomes one more target, "against").
+// "server CPU µs/req" is the server process's user + system CPU time over its requests. Latencies are split
+// into the dial (the gateway looks up the phone's account in the database) and the two navigation steps.
 // The rate limiter stays on (limit raised far above the load) so its cost is measured. Replies are
-// checked: anything but HTTP 200 `CON …` counts as an error.
-// Targets: in-process ≥ 0.70 of baseline throughput and p99 ≤ 25 ms; Redis ≥ 0.50 of baseline.
+// checked: anything but HTTP 200 `CON …` counts as an error. The idle RSS of each started gateway is read
+// once it is healthy and has settled, before any load.
+// Targets (issue 23): in-process ≥ 0.85 of baseline throughput with p99 ≤ 1.4 × the baseline's; idle RSS on
+// PostgreSQL ≤ 160 MB.
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { ed25519 } from '@ucanto/principal';
 import autocannon from 'autocannon';
 import express from 'express';
 import { loadConfig } from '../server/config.js';
-import { migrateToLatest, openDb } from '../server/db/index.js';
+import { openDb } from '../server/db/index.js';
 import { createLogger } from '../server/logger.js';
 import { startServer } from '../server/server.js';
 import { adminQuery } from '../test/helpers/db.js';
 import { actAsMeasuredChild, cpuOf, median, percentile, stopChildren } from './lib/measure.js';
+import { startProductionCommand } from './lib/start-command.js';
 
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
 const WARMUP_S = Number(process.env['BENCH_WARMUP_S'] ?? 3);
@@ -45,9 +57,13 @@ const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 /** When set, every server child writes a V8 CPU profile (`node --cpu-prof`) into this directory on exit. */
 const PROFILE_DIR = process.env['BENCH_CPU_PROF_DIR'];
 const REDIS_URL = process.env['REDIS_URL'] || 'redis://127.0.0.1:6379';
-const TARGETS = { memoryRatio: 0.7, memoryP99Ms: 25, redisRatio: 0.5 };
+const DATABASE_SERVER = process.env['BENCH_DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/test';
+const JSON_OUT = process.env['BENCH_JSON_OUT'];
+/** Another checkout (e.g. a `git worktree` of an older commit, installed): its `npm start`, measured as a target too. */
+const AGAINST_DIR = process.env['BENCH_AGAINST_DIR'];
+const TARGETS = { memoryRatio: 0.85, memoryP99Ratio: 1.4, idleRssMb: 160 };
 
-type Role = 'baseline' | 'gateway-memory' | 'gateway-redis' | 'gateway-memory-no-db';
+type Role = 'baseline' | 'gateway-memory' | 'gateway-redis' | 'gateway-memory-no-db' | 'against';
 
 // --- child roles ---
 
@@ -83,26 +99,7 @@ async function runGatewayWithoutDb(): Promise<void> {
   process.send?.({ ready: server.url });
 }
 
-async function runGateway(redis: boolean): Promise<void> {
-  const config = loadConfig({
-    NODE_ENV: 'production',
-    LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'silent',
-    ENABLED_PARTS: 'ussd',
-    DATABASE_URL: 'postgres://unused.invalid/bench', // production config wants one; the db is handed in
-    PIN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    USSD_RATE_LIMIT_PER_MINUTE: '1000000000',
-    USSD_SESSION_TTL_SECONDS: '60',
-    REDIS_URL: redis ? REDIS_URL : '',
-  });
-  const url = process.env['BENCH_DATABASE_URL'];
-  const schema = process.env['BENCH_DB_SCHEMA'];
-  const db = await openDb(url ? { kind: 'postgres', url, schema } : { kind: 'pglite' });
-  await migrateToLatest(db);
-  const server = await startServer(config, { db, port: 0, logger: createLogger(config.LOG_LEVEL) });
-  process.send?.({ ready: server.url });
-}
-
-function spawnRole(role: Role): Promise<{ child: ChildProcess; url: string }> {
+function forkRole(role: Role): Promise<Running> {
   const profile = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
   const child = fork(fileURLToPath(import.meta.url), ['--role', role], {
     execArgv: [...process.execArgv, ...profile],
@@ -111,9 +108,28 @@ function spawnRole(role: Role): Promise<{ child: ChildProcess; url: string }> {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`${role} exited with ${code}`)));
     child.once('message', (m: { ready?: string }) =>
-      m.ready ? resolve({ child, url: m.ready }) : undefined,
+      m.ready ? resolve({ role, child, url: m.ready, cpu: () => cpuOf(child) }) : undefined,
     );
   });
+}
+
+/** The gateway as shipped: `npm start`'s command in production mode, every part enabled, on PostgreSQL. */
+async function startGateway(role: Role, databaseUrl: string, root?: string): Promise<Running> {
+  const env: Record<string, string> = {
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    PIN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    ORACLE_SIGNING_KEY: ed25519.format(await ed25519.generate()),
+    USSD_RATE_LIMIT_PER_MINUTE: '1000000000',
+    USSD_SESSION_TTL_SECONDS: '60',
+  };
+  if (role === 'gateway-redis') env['REDIS_URL'] = REDIS_URL;
+  if (process.env['LOG_LEVEL']) env['LOG_LEVEL'] = process.env['LOG_LEVEL'];
+  const profile = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+  const server = await startProductionCommand(env, { execArgv: profile, ...(root ? { root } : {}) });
+  await sleep(2000); // settle: start-up garbage collected, timers of the first seconds run
+  const idleRssMb = await server.rssMb();
+  return { role, child: server.child, url: server.url, cpu: server.cpuMicros, idleRssMb };
 }
 
 // --- load ---
@@ -200,13 +216,17 @@ interface Running {
   role: Role;
   child: ChildProcess;
   url: string;
+  /** The server process's CPU time so far, in microseconds. */
+  cpu(): Promise<number>;
+  /** RSS once started and settled, before any load (the started gateways). */
+  idleRssMb?: number;
 }
 
 /** One loaded phase of a running server, with the CPU time the server spent in it. */
-async function measure({ role, child, url }: Running): Promise<Result> {
-  const cpuBefore = await cpuOf(child);
+async function measure({ role, url, cpu }: Running): Promise<Result> {
+  const cpuBefore = await cpu();
   const result = await drive(role, url, DURATION_S);
-  result.serverCpuMicros = (await cpuOf(child)) - cpuBefore;
+  result.serverCpuMicros = (await cpu()) - cpuBefore;
   return result;
 }
 
@@ -216,6 +236,8 @@ interface Samples {
   loaded: Result[];
   /** For a gateway target, its throughput over that of the baseline phase just before it, per round. */
   ratios: number[];
+  /** For a gateway target, its p99 over that of the baseline phase just before it, per round. */
+  p99Ratios: number[];
   /** One-connection phases, one per round. */
   solo: Result[];
 }
@@ -233,6 +255,8 @@ interface Summary {
   solo: { all: [number, number]; dial: [number, number]; nav: [number, number] };
   ratio: number;
   ratios: number[];
+  /** Median of the per-round p99 ratios against the baseline phase just before. */
+  p99Ratio: number;
   cpuPerRequest: number;
   requests: number;
   errors: number;
@@ -242,7 +266,7 @@ interface Summary {
 const p50p99 = (samples: Float64Array[]): [number, number] =>
   [50, 99].map((p) => median(samples.map((sorted) => percentile(sorted, p)))) as [number, number];
 
-function summarise(role: Role, { loaded: mine, ratios, solo }: Samples): Summary {
+function summarise(role: Role, { loaded: mine, ratios, p99Ratios, solo }: Samples): Summary {
   return {
     target: role,
     rps: median(mine.map(rps)),
@@ -257,10 +281,31 @@ function summarise(role: Role, { loaded: mine, ratios, solo }: Samples): Summary
     },
     ratio: role === 'baseline' ? 1 : median(ratios),
     ratios,
+    p99Ratio: role === 'baseline' ? 1 : median(p99Ratios),
     cpuPerRequest: median(mine.map((r) => (r.serverCpuMicros ?? NaN) / r.requests)),
     requests: mine.reduce((n, r) => n + r.requests, 0),
     errors: mine.reduce((n, r) => n + r.errors, 0),
   };
+}
+
+/** A fresh database on the bench's PostgreSQL server for this run; dropped by the returned function. */
+async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `bench_${randomBytes(4).toString('hex')}`;
+  await adminQuery(DATABASE_SERVER, `create database ${name}`);
+  const url = new URL(DATABASE_SERVER);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => adminQuery(DATABASE_SERVER, `drop database if exists ${name} with (force)`),
+  };
+}
+
+interface Figure {
+  id: string;
+  label: string;
+  value: number;
+  unit: string;
+  better: 'higher' | 'lower';
 }
 
 async function main(): Promise<void> {
@@ -268,33 +313,36 @@ async function main(): Promise<void> {
   const role = at === -1 ? undefined : process.argv[at + 1];
   if (role !== undefined) actAsMeasuredChild();
   if (role === 'baseline') return runBaseline();
-  if (role === 'gateway-memory' || role === 'gateway-redis') return runGateway(role === 'gateway-redis');
   if (role === 'gateway-memory-no-db') return runGatewayWithoutDb();
 
   const only = process.env['BENCH_ROLES']?.split(',');
-  const roles = (['baseline', 'gateway-memory', 'gateway-redis', 'gateway-memory-no-db'] as const).filter(
-    (r) => r === 'baseline' || !only || only.includes(r),
-  );
-  const database = process.env['BENCH_DATABASE_URL'] ? 'PostgreSQL (BENCH_DATABASE_URL)' : 'PGlite in memory';
+  const roles: Role[] = (
+    ['baseline', 'gateway-memory', 'gateway-redis', 'gateway-memory-no-db'] as const
+  ).filter((r) => r === 'baseline' || !only || only.includes(r));
+  if (AGAINST_DIR) roles.push('against');
   console.log(
     `USSD gateway bench: ${CONNECTIONS} connections, sequence dial → 1 → 1*0 with a fresh session id per ` +
       `sequence; ${WARMUP_S}s warm-up, then ${ROUNDS} rounds of ${DURATION_S}s phases (baseline, target) per ` +
-      `target; gateway database: ` +
-      `${database}`,
+      `target; gateways: \`npm start\` in production on a fresh PostgreSQL database ` +
+      `(${new URL(DATABASE_SERVER).host})`,
   );
-  // On PostgreSQL, a schema of this run's own: every run starts from empty tables, and leaves nothing behind.
-  const benchUrl = process.env['BENCH_DATABASE_URL'];
-  const schema = benchUrl ? `bench_${randomBytes(4).toString('hex')}` : undefined;
-  if (benchUrl && schema) {
-    await adminQuery(benchUrl, `create schema ${schema}`);
-    process.env['BENCH_DB_SCHEMA'] = schema; // internal: read by the gateway children, which inherit it
-  }
+  const database = await freshDatabase();
+  // The other checkout's server gets a database of its own: its migrations may differ from this one's.
+  const againstDatabase = AGAINST_DIR ? await freshDatabase() : undefined;
   const running: Running[] = [];
   try {
-    for (const role of roles) running.push({ role, ...(await spawnRole(role)) });
+    for (const role of roles) {
+      running.push(
+        role === 'gateway-memory' || role === 'gateway-redis'
+          ? await startGateway(role, database.url)
+          : role === 'against'
+            ? await startGateway(role, againstDatabase?.url ?? '', AGAINST_DIR)
+            : await forkRole(role),
+      );
+    }
     for (const r of running) await drive(r.role, r.url, WARMUP_S);
     const samples = new Map(
-      roles.map((role): [Role, Samples] => [role, { loaded: [], ratios: [], solo: [] }]),
+      roles.map((role): [Role, Samples] => [role, { loaded: [], ratios: [], p99Ratios: [], solo: [] }]),
     );
     const of = (role: Role): Samples => samples.get(role) as Samples;
     const [baseline, ...targets] = running as [Running, ...Running[]];
@@ -307,10 +355,12 @@ async function main(): Promise<void> {
         of('baseline').loaded.push(base);
         of(target.role).loaded.push(mine);
         of(target.role).ratios.push(rps(mine) / rps(base));
+        of(target.role).p99Ratios.push(percentile(mine.sorted, 99) / percentile(base.sorted, 99));
       }
       if (SOLO_S > 0) for (const r of running) of(r.role).solo.push(await drive(r.role, r.url, SOLO_S, 1));
     }
     const summaries = roles.map((role) => summarise(role, of(role)));
+    const idleRss = (role: Role): number | undefined => running.find((r) => r.role === role)?.idleRssMb;
     console.table(
       summaries.map((m) => ({
         target: m.target,
@@ -321,15 +371,17 @@ async function main(): Promise<void> {
         'nav p50/p99': m.nav.map((x) => x.toFixed(1)).join(' / '),
         'vs baseline': m.ratio.toFixed(2),
         'per round': m.ratios.map((x) => x.toFixed(2)).join(' '),
+        'p99 vs baseline': m.target === 'baseline' ? '1.00' : m.p99Ratio.toFixed(2),
         'server CPU µs/req': Math.round(m.cpuPerRequest),
+        'idle RSS MB': idleRss(m.target)?.toFixed(0) ?? '',
         requests: m.requests,
         errors: m.errors,
       })),
     );
     console.log(
       'Medians over the phases; "vs baseline" is the median of the per-round ratios, each against the ' +
-        'baseline phase just before. "dial" is the first request of a sequence (the gateway looks up the ' +
-        'phone\'s account), "nav" the two that follow.',
+        'baseline phase just before ("p99 vs baseline" likewise for p99). "dial" is the first request of a ' +
+        'sequence (the gateway looks up the phone\'s account), "nav" the two that follow.',
     );
     if (SOLO_S > 0) {
       const ms = ([p50, p99]: [number, number]): string => `${p50.toFixed(2)} / ${p99.toFixed(2)}`;
@@ -349,20 +401,74 @@ async function main(): Promise<void> {
     const memory = find('gateway-memory');
     const redis = find('gateway-redis');
     const checks: [string, boolean][] = [];
+    const figures: Figure[] = [];
     if (memory) {
+      const rss = idleRss('gateway-memory') ?? NaN;
       checks.push(
         [`in-process sessions ≥ ${TARGETS.memoryRatio} of baseline`, memory.ratio >= TARGETS.memoryRatio],
-        [`in-process sessions p99 ≤ ${TARGETS.memoryP99Ms} ms`, memory.p99 <= TARGETS.memoryP99Ms],
+        [
+          `in-process sessions p99 ≤ ${TARGETS.memoryP99Ratio} × baseline's`,
+          memory.p99Ratio <= TARGETS.memoryP99Ratio,
+        ],
+        [`idle RSS of npm start on PostgreSQL ≤ ${TARGETS.idleRssMb} MB`, rss <= TARGETS.idleRssMb],
+      );
+      figures.push(
+        {
+          id: 'ussd.memory.ratio',
+          label: 'in-process sessions, throughput vs baseline',
+          value: memory.ratio,
+          unit: 'ratio',
+          better: 'higher',
+        },
+        {
+          id: 'ussd.memory.p99Ratio',
+          label: 'in-process sessions, p99 vs baseline',
+          value: memory.p99Ratio,
+          unit: 'ratio',
+          better: 'lower',
+        },
+        {
+          id: 'ussd.memory.cpuPerRequestVsBaseline',
+          label: 'in-process sessions, CPU per request vs baseline',
+          value: memory.cpuPerRequest / (find('baseline')?.cpuPerRequest ?? NaN),
+          unit: 'ratio',
+          better: 'lower',
+        },
+        {
+          id: 'ussd.postgres.idleRssMb',
+          label: 'idle RSS of npm start on PostgreSQL',
+          value: rss,
+          unit: 'MB',
+          better: 'lower',
+        },
       );
     }
-    if (redis)
-      checks.push([`Redis sessions ≥ ${TARGETS.redisRatio} of baseline`, redis.ratio >= TARGETS.redisRatio]);
+    if (redis) {
+      figures.push(
+        {
+          id: 'ussd.redis.ratio',
+          label: 'Redis sessions, throughput vs baseline',
+          value: redis.ratio,
+          unit: 'ratio',
+          better: 'higher',
+        },
+        {
+          id: 'ussd.redis.p99Ratio',
+          label: 'Redis sessions, p99 vs baseline',
+          value: redis.p99Ratio,
+          unit: 'ratio',
+          better: 'lower',
+        },
+      );
+    }
     checks.push(['no errors', summaries.every((m) => m.errors === 0)]);
     for (const [what, ok] of checks) console.log(`${ok ? 'OK    ' : 'MISSED'} ${what}`);
+    if (JSON_OUT) await writeFile(JSON_OUT, `${JSON.stringify({ bench: 'ussd', figures }, null, 2)}\n`);
     if (checks.some(([, ok]) => !ok)) process.exitCode = 1;
   } finally {
     await stopChildren(running.map(({ child }) => child));
-    if (benchUrl && schema) await adminQuery(benchUrl, `drop schema if exists ${schema} cascade`);
+    await database.drop();
+    await againstDatabase?.drop();
   }
 }
 

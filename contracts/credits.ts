@@ -30,8 +30,10 @@ export type CreditsAccount = z.infer<typeof CreditsAccount>;
 /** Body of `POST /credits/payments`: a payment made on chain through `transactSignX`. */
 export const PaymentReport = z
   .object({
-    /** Hash of the transaction that paid; a payment is recorded once per hash. */
-    txHash: z.string().regex(/^[A-Fa-f0-9]{16,128}$/, 'txHash is the hex hash of the payment transaction'),
+    /** Hash of the transaction that paid (64 hex digits, any case); a payment is recorded once per hash. */
+    txHash: z
+      .string()
+      .regex(/^[A-Fa-f0-9]{64}$/, 'txHash is the hex SHA-256 hash of the payment transaction'),
     amount: Coin,
   })
   .strict();
@@ -50,16 +52,25 @@ export const creditsContract = c.router(
     pay: {
       method: 'POST',
       path: '/credits/payments',
-      summary: 'Records a payment made on chain: credits the balance and settles the outstanding claims',
+      summary: 'Verifies a payment on chain, then credits the balance and settles the outstanding claims',
       description:
-        'In this embedded version the payment is recorded as reported (no chain lookup of the transaction). ' +
-        'Reporting the same txHash again answers the same result and credits nothing more.',
+        'The oracle looks the transaction up on the chain node (cosmos.tx.v1beta1.Service/GetTx) and credits only ' +
+        "a successful one (code 0) whose bank sends to `payTo.address` in `payTo.denom` (from the caller's " +
+        "account when the caller's DID is `did:ixo:<address>`) add up to at least `amount`; it credits what " +
+        'the transaction sent. Unknown to the node (maybe still pending: retry shortly): 404 ' +
+        '`payment_not_found`. Failed on chain: 422 `payment_failed`. Wrong recipient, denom, amount or sender: ' +
+        '422 `payment_mismatch` with `mismatch` naming what differs. The same txHash again credits nothing: ' +
+        'the first answer again for the same user, 409 `payment_conflict` for anyone else. Every refusal ' +
+        'writes nothing.',
       metadata: ucan,
       body: PaymentReport,
       responses: {
         200: z.object({ balance: z.number(), settledClaims: z.array(z.string()) }),
         400: OracleError,
         401: OracleError,
+        404: OracleError,
+        409: OracleError,
+        422: OracleError,
         503: OracleError,
       },
     },

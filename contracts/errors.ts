@@ -55,6 +55,24 @@ export const ORACLE_ERROR_CODES = [
   'payment_required',
   /** The request names a model this oracle does not serve (see `GET /models`). */
   'unknown_model',
+  /** The room does not exist, or the caller is not one of its members (the same answer either way). */
+  'room_not_found',
+  /** The caller is a member of the room, but only its owner may do this. */
+  'room_owner_only',
+  /** The request body or the message is larger than this oracle accepts (ORACLE_BODY_MAX_BYTES, ORACLE_MESSAGE_MAX_CHARS). */
+  'payload_too_large',
+  /** The user has as many turns in flight as ORACLE_MAX_CONCURRENT_RUNS allows; `retryAfter` says when to try again. */
+  'too_many_runs',
+  /** The user sent more turns this minute than ORACLE_TURNS_PER_MINUTE allows; `retryAfter` says when the window ends. */
+  'too_many_turns',
+  /** The chain node does not know the transaction (yet): it may still be pending, so retry shortly. */
+  'payment_not_found',
+  /** The transaction failed on chain (its result code is not 0): it paid nothing. */
+  'payment_failed',
+  /** The transaction does not pay what was reported: `mismatch` names what differs. */
+  'payment_mismatch',
+  /** The transaction was already reported by another user: it credits nothing more. */
+  'payment_conflict',
 ] as const;
 
 export type OracleErrorCode = (typeof ORACLE_ERROR_CODES)[number];
@@ -92,6 +110,10 @@ export const OracleError = z
     requestId: z.string().optional(),
     /** Ids of the unpaid usage claims (402 only). */
     outstandingClaims: z.array(z.string()).optional(),
+    /** Seconds until a refused request may succeed (429 only; the `Retry-After` header says the same). */
+    retryAfter: z.number().int().min(0).optional(),
+    /** What a reported payment got wrong (422 `payment_mismatch` only). */
+    mismatch: z.array(z.enum(['recipient', 'denom', 'amount', 'sender'])).optional(),
   })
   .strict();
 

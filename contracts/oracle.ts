@@ -92,9 +92,39 @@ export const ChatSession = z.object({
 });
 export type ChatSession = z.infer<typeof ChatSession>;
 
+/** Id of a room (`room_…` for rooms made by `POST /rooms`; rooms of older sessions keep the id they were named by). */
+export const RoomId = z.string().min(1).max(255);
+
+/**
+ * A room: the scope of shared preferences and of a session's `roomId`. Its owner (its creator) adds and removes
+ * members by DID; for anyone else it does not exist (404 `room_not_found`, as for an unknown room).
+ *
+ * @example
+ * { "roomId": "room_5b0c…", "name": "Clinic team", "ownerDid": "did:key:z6MkA…",
+ *   "members": [{ "did": "did:key:z6MkA…", "role": "owner", "addedAt": "…" },
+ *               { "did": "did:key:z6MkB…", "role": "member", "addedAt": "…" }],
+ *   "createdAt": "2026-11-23T10:00:00.000Z" }
+ */
+export const Room = z.object({
+  roomId: RoomId,
+  name: z.string().optional(),
+  ownerDid: Did,
+  /** The owner first, then the members in the order they were added. */
+  members: z.array(z.object({ did: Did, role: z.enum(['owner', 'member']), addedAt: Timestamp })),
+  createdAt: Timestamp,
+});
+export type Room = z.infer<typeof Room>;
+
+/** Body of `POST /rooms`. */
+export const CreateRoomBody = z.object({ name: z.string().trim().min(1).max(200).optional() }).strict();
+
 /** Body of `POST /sessions` (optional: the reference SDK sends none). */
 export const CreateSessionBody = z
-  .object({ title: z.string().trim().min(1).max(200).optional(), roomId: z.string().max(255).optional() })
+  .object({
+    title: z.string().trim().min(1).max(200).optional(),
+    /** A room the caller owns or is a member of (else 404 `room_not_found`). */
+    roomId: RoomId.optional(),
+  })
   .strict();
 
 /** `GET /sessions` page: newest first. */
@@ -175,16 +205,21 @@ export type BrowserToolSpec = z.infer<typeof BrowserToolSpec>;
 export const AgActionSpec = BrowserToolSpec.extend({ hasRender: z.boolean().optional() });
 export type AgActionSpec = z.infer<typeof AgActionSpec>;
 
-/** Longest user message accepted, in characters. */
+/**
+ * Longest user message accepted by default, in characters (ORACLE_MESSAGE_MAX_CHARS changes it; a longer
+ * message answers 413 `payload_too_large`).
+ */
 export const MESSAGE_MAX_LENGTH = 20_000;
 
 /** Body of `POST /messages/:sessionId`. */
 export const SendMessageBody = z.object({
-  message: z.string().min(1).max(MESSAGE_MAX_LENGTH),
+  /** At most ORACLE_MESSAGE_MAX_CHARS characters (default {@link MESSAGE_MAX_LENGTH}); longer: 413. */
+  message: z.string().min(1),
   /** `true`: answer a `text/event-stream` of the turn's events; otherwise one JSON answer at the end. */
   stream: z.boolean().optional(),
   /** The model id, one of `GET /models`; the oracle's default when absent. */
   model: z.string().max(100).optional(),
+  /** `roomId`, when set, names a room of the caller (else 404 `room_not_found`): the turn's preferences are that room's. */
   metadata: z.record(z.unknown()).optional(),
   attachments: z.array(Attachment).max(10).optional(),
   tools: z.array(BrowserToolSpec).max(64).optional(),
@@ -266,6 +301,8 @@ export const DelegationStored = z.object({
 });
 
 const SessionParams = z.object({ sessionId: Id });
+const RoomParams = z.object({ roomId: RoomId });
+const MemberParams = z.object({ roomId: RoomId, memberDid: Did });
 const Message = z.object({ message: z.string() });
 
 /** Answer of the SSE routes, declared for OpenAPI; the event schemas are components of the document. */
@@ -303,7 +340,7 @@ export const oracleContract = c.router(
       summary: 'Creates a chat session of the calling user',
       metadata: ucan,
       body: CreateSessionBody.optional(),
-      responses: { 201: ChatSession, 400: OracleError, 401: OracleError, 503: OracleError },
+      responses: { 201: ChatSession, 400: OracleError, 401: OracleError, 404: OracleError, 503: OracleError },
     },
     listSessions: {
       method: 'GET',
@@ -395,7 +432,9 @@ export const oracleContract = c.router(
       description:
         'With `stream: true` the answer is `text/event-stream` (headers `X-Request-Id`, `X-Run-Id`): a `run` event, ' +
         "then the turn's events, then `done`. A new message on the same session ends the previous stream. " +
-        'A refusal (401, 402, 404) is JSON before any stream starts.',
+        'A refusal (401, 402, 404, 413, 429) is JSON before any stream starts and writes nothing. 429 carries ' +
+        '`retryAfter` (seconds) and a `Retry-After` header: too many turns this minute (`too_many_turns`) or ' +
+        'too many in flight (`too_many_runs`).',
       metadata: { auth: 'ucan', stream: 'optional' } satisfies OracleRouteMetadata,
       pathParams: SessionParams,
       body: SendMessageBody,
@@ -405,6 +444,8 @@ export const oracleContract = c.router(
         401: OracleError,
         402: OracleError,
         404: OracleError,
+        413: OracleError,
+        429: OracleError,
         503: OracleError,
       },
     },
@@ -418,6 +459,63 @@ export const oracleContract = c.router(
       query: z.object({ after: z.coerce.number().int().min(0).optional() }),
       headers: z.object({ 'last-event-id': z.string().max(32).optional() }),
       responses: { 200: EventStream, 400: OracleError, 401: OracleError, 404: OracleError, 503: OracleError },
+    },
+    createRoom: {
+      method: 'POST',
+      path: '/rooms',
+      summary: 'Creates a room owned by the caller (the scope of shared preferences and of sessions)',
+      metadata: ucan,
+      body: CreateRoomBody.optional(),
+      responses: { 201: Room, 400: OracleError, 401: OracleError, 503: OracleError },
+    },
+    listRooms: {
+      method: 'GET',
+      path: '/rooms',
+      summary: 'The rooms the caller owns or is a member of, newest first',
+      metadata: ucan,
+      responses: { 200: z.object({ rooms: z.array(Room) }), 401: OracleError, 503: OracleError },
+    },
+    getRoom: {
+      method: 'GET',
+      path: '/rooms/:roomId',
+      summary: 'A room and its members (members only; 404 for anyone else)',
+      metadata: ucan,
+      pathParams: RoomParams,
+      responses: { 200: Room, 400: OracleError, 401: OracleError, 404: OracleError, 503: OracleError },
+    },
+    addRoomMember: {
+      method: 'PUT',
+      path: '/rooms/:roomId/members/:memberDid',
+      summary:
+        "Adds a member to the caller's room by DID (the owner only: 403 for a member, 404 for anyone else)",
+      metadata: ucan,
+      pathParams: MemberParams,
+      body: c.noBody(),
+      responses: {
+        200: Room,
+        400: OracleError,
+        401: OracleError,
+        403: OracleError,
+        404: OracleError,
+        503: OracleError,
+      },
+    },
+    removeRoomMember: {
+      method: 'DELETE',
+      path: '/rooms/:roomId/members/:memberDid',
+      summary:
+        'Removes a member: the owner removes anyone but themselves, a member removes themselves (leaves)',
+      metadata: ucan,
+      pathParams: MemberParams,
+      body: c.noBody(),
+      responses: {
+        200: Room,
+        400: OracleError,
+        401: OracleError,
+        403: OracleError,
+        404: OracleError,
+        503: OracleError,
+      },
     },
     storeDelegation: {
       method: 'POST',

@@ -6,9 +6,12 @@ import type { OracleRouteMetadata } from './oracle.js';
 const c = initContract();
 
 /** Longest agent name, in characters. */
-export const AGENT_NAME_MAX = 80;
-/** Longest custom instructions, in characters. */
+export const AGENT_NAME_MAX = 40;
+/** Longest custom instructions, in characters (all of them together: new ones are added to the earlier ones). */
 export const CUSTOM_INSTRUCTIONS_MAX = 2000;
+
+/** An agent name: letters, digits, spaces and the marks of names (`.`, `'`, `’`, `-`); no other punctuation. */
+const AGENT_NAME = /^[\p{L}\p{M}\p{N}][\p{L}\p{M}\p{N} .'’-]*$/u;
 
 /**
  * A BCP 47 language tag: a 2-3 letter primary language, then optional script, region and variant subtags,
@@ -38,9 +41,18 @@ export const PreferenceFields = {
   /** Reply language (BCP 47). */
   language: LanguageTag,
   /** What the user calls the agent; replaces the oracle's name in the prompt. */
-  agentName: z.string().trim().min(1).max(AGENT_NAME_MAX),
+  agentName: z
+    .string()
+    .trim()
+    .min(1)
+    .max(AGENT_NAME_MAX)
+    .regex(AGENT_NAME, "an agent name is letters, digits, spaces and . ' - only"),
   formality: Formality,
-  /** Standing instructions in the user's words, e.g. "no emojis". */
+  /**
+   * Standing instructions in the user's words, e.g. "No emojis.", one per line. Setting it adds to the earlier
+   * ones (a duplicate is dropped; past {@link CUSTOM_INSTRUCTIONS_MAX} characters the oldest go first); null
+   * clears them all.
+   */
   customInstructions: z.string().trim().min(1).max(CUSTOM_INSTRUCTIONS_MAX),
 } as const;
 
@@ -68,7 +80,7 @@ export type UserPreferences = z.infer<typeof UserPreferences>;
 
 /**
  * Arguments of the tool `set_user_preferences`: a partial update. A field left out keeps its value; a field
- * set to `null` clears it.
+ * set to `null` clears it; `customInstructions` is added to the earlier instructions.
  */
 export const SetUserPreferencesArgs = z
   .object({
@@ -91,12 +103,21 @@ export const preferencesContract = c.router(
       method: 'GET',
       path: '/user-preferences',
       summary: "The calling user's preferences in this room, or null when none are set",
+      description:
+        "Without `roomId`: the (user, oracle) pair's own room, which is its user's alone. With `roomId`: a room " +
+        'the caller owns or is a member of; any other room answers 404 `room_not_found`, as an unknown one does.',
       metadata: { auth: 'ucan' } satisfies OracleRouteMetadata,
       query: z.object({
-        /** A shared room; the (user, oracle) pair's own room when absent. */
+        /** A shared room of the caller; the (user, oracle) pair's own room when absent. */
         roomId: z.string().min(1).max(255).optional(),
       }),
-      responses: { 200: UserPreferences.nullable(), 400: OracleError, 401: OracleError, 503: OracleError },
+      responses: {
+        200: UserPreferences.nullable(),
+        400: OracleError,
+        401: OracleError,
+        404: OracleError,
+        503: OracleError,
+      },
     },
   },
   { strictStatusCodes: true },

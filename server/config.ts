@@ -198,6 +198,20 @@ export const EnvSchema = z.object({
     .default('uixo'),
   /** Credits one smallest unit of CREDITS_DENOM buys (default: 1 credit per 1,000 uixo). */
   CREDITS_PER_UNIT: z.coerce.number().positive().max(1e9).default(0.001),
+  // --- Agent service: per-user limits (README "Limits") ---
+  /** Turns one user may have in flight at once, across sessions and instances (0: no limit). */
+  ORACLE_MAX_CONCURRENT_RUNS: z.coerce.number().int().min(0).max(100_000).default(3),
+  /** Turns one user may start per minute (0: no limit). */
+  ORACLE_TURNS_PER_MINUTE: z.coerce.number().int().min(0).max(100_000).default(20),
+  /** Longest user message, in characters; a longer one answers 413. */
+  ORACLE_MESSAGE_MAX_CHARS: z.coerce.number().int().min(1).max(1_000_000).default(20_000),
+  /** Largest JSON body of an oracle route, in bytes; a larger one answers 413. */
+  ORACLE_BODY_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(1024 * 1024),
   /** How long a browser tool or an agent-UI action may take in the user's browser before it is a tool error. */
   ORACLE_TOOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
   /** The scripted model's pause between words (0: as fast as possible). */
@@ -245,6 +259,15 @@ export function loadConfig(env: NodeJS.ProcessEnv | Record<string, string | unde
       !config.CREDITS_PAY_TO_ADDRESS
     ) {
       missing.push('CREDITS_PAY_TO_ADDRESS (the account users pay when the credits plugin is on)');
+    }
+    if (
+      config.ENABLED_PARTS.includes('oracle') &&
+      config.ORACLE_FEATURES.includes('credits') &&
+      !config.CHAIN_GRPC_URL
+    ) {
+      missing.push(
+        'CHAIN_GRPC_URL (payments are verified on chain; the embedded fixture node accepts development transactions)',
+      );
     }
     if (config.ENABLED_PARTS.includes('oracle') && !config.ORACLE_SIGNING_KEY) {
       missing.push("ORACLE_SIGNING_KEY (the oracle's Ed25519 key: npm run oracle:key)");

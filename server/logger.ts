@@ -1,5 +1,4 @@
 import pino, { type Logger } from 'pino';
-import { currentRequestId } from './request-context.js';
 
 export type { Logger } from 'pino';
 
@@ -20,11 +19,6 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     {
       level,
       base: undefined,
-      // Every line written while a request is handled carries its id, whichever module writes it.
-      mixin: () => {
-        const requestId = currentRequestId();
-        return requestId === undefined ? {} : { requestId };
-      },
       redact: {
         paths: [
           'pin',

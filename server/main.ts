@@ -34,6 +34,16 @@ function stop(signal: NodeJS.Signals): void {
     });
 }
 
+/**
+ * One full garbage collection once the server is up: start-up (compiling modules, migrations, reading
+ * menus) leaves a young generation grown to its largest size and garbage behind, which an idle server
+ * would otherwise keep resident. Costs one pause of a few milliseconds before the first request; nothing
+ * on the request path. `npm start` runs node with --expose-gc for it; without the flag it does nothing.
+ */
+function collectStartUpGarbage(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
 // Registered before any await, so a signal during start-up is handled too.
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
@@ -49,6 +59,7 @@ try {
   drainTimeoutMs = config.DRAIN_TIMEOUT_MS;
   server = await startServer(config, { logger: createLogger(config.LOG_LEVEL) });
   if (stopping) await server.close();
+  else collectStartUpGarbage();
 } catch (err) {
   if (err instanceof ConfigError) bootLogger.fatal(err.message);
   else bootLogger.fatal({ err }, 'failed to start');

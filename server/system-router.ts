@@ -1,6 +1,7 @@
 import { initServer, createExpressEndpoints } from '@ts-rest/express';
 import { Router } from 'express';
 import { systemContract } from '../contracts/system.js';
+import type { Logger } from './logger.js';
 import type { Part, PartContext } from './part.js';
 import type { ServerLifecycle } from './server.js';
 
@@ -20,15 +21,15 @@ export function createSystemRouter(
   lifecycle: ServerLifecycle = { draining: false },
 ): Router {
   const environment = ctx.config.NODE_ENV;
-  const checkDb = (): Promise<boolean> =>
+  const checkDb = (logger: Logger): Promise<boolean> =>
     ctx.db.ping(HEALTH_CHECK_TIMEOUT_MS).then(
       () => true,
       (err: unknown) => {
-        ctx.logger.warn({ err }, 'health: database unreachable');
+        logger.warn({ err }, 'health: database unreachable');
         return false;
       },
     );
-  const checkRedis = async (): Promise<boolean | undefined> => {
+  const checkRedis = async (logger: Logger): Promise<boolean | undefined> => {
     const redis = ctx.redis;
     if (redis === undefined) return undefined;
     let timer: NodeJS.Timeout | undefined;
@@ -41,18 +42,18 @@ export function createSystemRouter(
       ]);
       return true;
     } catch (err) {
-      ctx.logger.warn({ err }, 'health: redis unreachable');
+      logger.warn({ err }, 'health: redis unreachable');
       return false;
     } finally {
       clearTimeout(timer);
     }
   };
   const router = s.router(systemContract, {
-    health: async () => {
+    health: async ({ res }) => {
       const [extras, dbUp, redisUp] = await Promise.all([
         Promise.all(parts.map((p) => p.health?.() ?? Promise.resolve({ plugins: [] }))),
-        checkDb(),
-        checkRedis(),
+        checkDb(res.locals.logger),
+        checkRedis(res.locals.logger),
       ]);
       const plugins = extras.flatMap((e) => e.plugins ?? []);
       const healthy = dbUp && redisUp !== false;

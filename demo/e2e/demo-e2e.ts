@@ -101,14 +101,25 @@ const steps: Step[] = [
     },
   },
   {
-    name: 'shows the paywall when the credits run out (402) and pays through transactSignX',
+    name: 'shows the paywall when the credits run out (402) and pays with a real transaction on the fixture chain',
     run: async (page) => {
       await send(page, 'one more question');
       await page.waitForSelector('[data-testid=paywall]', { timeout: 15_000 });
       const text = await page.textContent('[data-testid=paywall]');
       if (!/claim_\S+/.test(text ?? '')) throw new Error(`claims missing: ${text}`);
       await page.screenshot({ path: `${artifacts}paywall.png` });
+      // The page pays with a real transaction on the fixture chain (dev-signer's transactSignX), and the oracle
+      // credits it only once it found that transaction on the chain.
+      const broadcast = page.waitForResponse((r) => r.url().endsWith('/cosmos/tx/v1beta1/txs'));
+      const reported = page.waitForResponse((r) => r.url().endsWith('/credits/payments'));
       await page.click('[data-testid=paywall] button');
+      const tx = (await (await broadcast).json()) as { tx_response?: { txhash: string; code: number } };
+      if (tx.tx_response?.code !== 0 || !/^[0-9A-F]{64}$/.test(tx.tx_response.txhash))
+        throw new Error(`broadcast: ${JSON.stringify(tx)}`);
+      const payment = await reported;
+      const report = JSON.parse(payment.request().postData() ?? '{}') as { txHash?: string };
+      if (payment.status() !== 200 || report.txHash !== tx.tx_response.txhash)
+        throw new Error(`payment ${payment.status()}: ${await payment.text()} for ${report.txHash}`);
       await page.waitForSelector('[data-testid=paywall]', { state: 'detached' });
       await send(page, 'one more question');
       await statusIs(page, 'ready');

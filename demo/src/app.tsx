@@ -22,12 +22,14 @@ export interface DemoBackend {
   wallet: IWalletProps;
   createDelegation: (oracleDid: string) => Promise<SerializedUcan>;
   createInvocation: (oracleDid: string) => Promise<SerializedUcan>;
+  /** Pays on chain (the real backend: a transaction on the fixture chain); a stand-in hash otherwise. */
+  transactSignX?: (messages: readonly unknown[], memo?: string) => Promise<{ transactionHash: string }>;
   /** MSW only: makes the mocked oracle answer 402 (the real one does when the user's credits run out). */
   setOutOfCredits?: (on: boolean) => void;
 }
 
-/** A stand-in transaction: a random hash, as a wallet would return after broadcasting (the demo pays nothing). */
-const transactSignX = (): Promise<{ transactionHash: string }> => {
+/** The mocked oracle's stand-in transaction: a random hash, as a wallet would return after broadcasting. */
+const standInTransactSignX = (): Promise<{ transactionHash: string }> => {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   return Promise.resolve({
     transactionHash: Array.from(bytes, (b) => b.toString(16).padStart(2, '0'))
@@ -229,7 +231,7 @@ export function App({
   return (
     <OraclesProvider
       initialWallet={backend.wallet}
-      transactSignX={transactSignX}
+      transactSignX={backend.transactSignX ?? standInTransactSignX}
       createDelegation={backend.createDelegation}
       createInvocation={backend.createInvocation}
       chainRestUrl={backend.chainRestUrl}

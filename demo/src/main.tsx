@@ -10,7 +10,7 @@ const LOCAL_ORACLE_DID = 'did:ixo:entity:oracle7d1e3c9a2b';
  * chain gateway's entity route resolves the oracle to this origin; tokens are real UCANs signed in the tab.
  */
 async function realBackend(): Promise<DemoBackend> {
-  const { demoUser, ucanCallbacks } = await import('./dev-signer.js');
+  const { demoUser, devTransactSignX, ucanCallbacks } = await import('./dev-signer.js');
   const user = await demoUser();
   return {
     kind: 'real',
@@ -22,6 +22,8 @@ async function realBackend(): Promise<DemoBackend> {
       matrix: { accessToken: 'unused', homeServer: 'http://matrix.invalid' },
     },
     ...ucanCallbacks(user),
+    // Pays with a real transaction on the fixture chain, through the development broadcast.
+    transactSignX: devTransactSignX(window.location.origin),
   };
 }
 

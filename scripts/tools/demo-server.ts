@@ -7,7 +7,9 @@
  *   npm run demo -- --fresh --json    # a new temporary data directory, removed on exit; prints {"url": …}
  *
  * DEMO_PORT sets Vite's port (default: a free one); DEMO_CREDITS the credits of a new user (default 5, one per
- * turn, then the page's paywall). Development only: the page signs its tokens with a published key.
+ * turn, then the page's paywall). Development only: the page signs its tokens with a published key, and pays
+ * through `POST /cosmos/tx/v1beta1/txs` here, which broadcasts its unsigned transaction to the embedded fixture
+ * chain node (the only node that accepts one).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
@@ -15,7 +17,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createServer as createVite } from 'vite';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createVite, type Plugin } from 'vite';
+import { createChainGrpcClient } from '../../server/chain/grpc-client.js';
+import { createTxQueryClient } from '../../server/chain/tx-query-client.js';
 import { loadConfig } from '../../server/config.js';
 import { createLogger } from '../../server/logger.js';
 import { startServer } from '../../server/server.js';
@@ -62,7 +67,50 @@ const config = loadConfig({
   SCRIPTED_MODEL_DELAY_MS: '40',
 });
 const server = await startServer(config, { port: 0, logger: createLogger(config.LOG_LEVEL, process.stderr) });
+/**
+ * The development broadcast of the page's wallet (demo/src/dev-signer.ts): the Cosmos REST shape `POST
+ * /cosmos/tx/v1beta1/txs {tx_bytes, mode}` → `{tx_response}`, passed to the fixture node's BroadcastTx.
+ */
+function devBroadcast(chainGrpcUrl: string | undefined): Plugin {
+  return {
+    name: 'demo-dev-broadcast',
+    configureServer(dev) {
+      dev.middlewares.use('/cosmos/tx/v1beta1/txs', (req: IncomingMessage, res: ServerResponse) => {
+        const answer = (status: number, body: unknown): void => {
+          res.statusCode = status;
+          res.setHeader('content-type', 'application/json');
+          res.end(JSON.stringify(body));
+        };
+        if (req.method !== 'POST' || !chainGrpcUrl)
+          return answer(501, { code: 12, message: 'Not Implemented' });
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.on('end', () => {
+          void (async () => {
+            const chain = createChainGrpcClient({ url: chainGrpcUrl });
+            try {
+              const { tx_bytes } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+                tx_bytes?: unknown;
+              };
+              if (typeof tx_bytes !== 'string')
+                return answer(400, { code: 3, message: 'tx_bytes is required' });
+              const tx = createTxQueryClient(chain, { timeoutMs: 5000 });
+              const result = await tx.broadcastTx(Buffer.from(tx_bytes, 'base64'));
+              answer(200, { tx_response: result });
+            } catch (err) {
+              answer(400, { code: 3, message: err instanceof Error ? err.message : String(err) });
+            } finally {
+              chain.close();
+            }
+          })();
+        });
+      });
+    },
+  };
+}
+
 const vite = await createVite({
+  plugins: [devBroadcast(server.ctx.chainGrpcUrl)],
   configFile: path.join(root, 'demo', 'vite.config.ts'),
   mode: 'real',
   logLevel: values.json ? 'warn' : 'info',

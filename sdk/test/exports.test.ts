@@ -10,6 +10,7 @@ const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url),
   name: string;
   exports: Record<string, unknown>;
   peerDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional: boolean }>;
 };
 
 describe('the public surface', () => {
@@ -43,7 +44,7 @@ describe('the public surface', () => {
     expect('registerBrowserTools' in root).toBe(false);
   });
 
-  it('declares the four entries with import, require and types, and only react and zod as peers', () => {
+  it('declares the four entries with import, require and types; react and zod as peers, msw and livekit-client as optional ones', () => {
     expect(pkg.name).toBe('@open-oracles/oracles-client-sdk');
     expect(Object.keys(pkg.exports).filter((k) => k !== './package.json')).toEqual([
       '.',
@@ -60,6 +61,15 @@ describe('the public surface', () => {
       expect(v['import']?.['default'], key).toMatch(/\.js$/);
       expect(v['require']?.['default'], key).toMatch(/\.cjs$/);
     }
-    expect(pkg.peerDependencies).toEqual({ react: '>=18', zod: expect.stringMatching(/^\^3/) });
+    expect(pkg.peerDependencies).toEqual({
+      react: '>=18',
+      zod: expect.stringMatching(/^\^3/),
+      msw: expect.stringMatching(/^\^2/),
+      'livekit-client': expect.stringMatching(/^\^2/),
+    });
+    expect(pkg.peerDependenciesMeta).toEqual({
+      msw: { optional: true },
+      'livekit-client': { optional: true },
+    });
   });
 });

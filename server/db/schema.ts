@@ -29,6 +29,12 @@ export interface Database {
   credit_accounts: CreditAccountsTable;
   usage_claims: UsageClaimsTable;
   credit_payments: CreditPaymentsTable;
+  /** Rooms of the agent service: the scope of shared preferences and of a session's room (migration 0007). */
+  oracle_rooms: OracleRoomsTable;
+  /** Members of the rooms, besides their owner (migration 0007). */
+  oracle_room_members: OracleRoomMembersTable;
+  /** Who changed what in a shared room (migration 0007). */
+  oracle_room_audit: OracleRoomAuditTable;
 }
 
 export interface AppMetaTable {
@@ -176,4 +182,36 @@ export interface CreditPaymentsTable {
   settled_claims: ColumnType<string[], string | undefined, string>;
   balance_after: Numeric;
   created_at: Generated<Date>;
+  /** The account that paid, as the chain says (migration 0007; null for payments recorded before). */
+  sender: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The block height of the transaction (migration 0007). */
+  height: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export interface OracleRoomsTable {
+  oracle_did: string;
+  room_id: string;
+  /** The room's creator: the only one who adds and removes members. */
+  owner_did: string;
+  name: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface OracleRoomMembersTable {
+  oracle_did: string;
+  room_id: string;
+  member_did: string;
+  added_by: string;
+  added_at: Generated<Date>;
+}
+
+export interface OracleRoomAuditTable {
+  id: ColumnType<number | string, never, never>;
+  oracle_did: string;
+  room_id: string;
+  /** The member who made the change. */
+  actor_did: string;
+  event: string;
+  detail: ColumnType<Record<string, unknown>, string | undefined, string>;
+  at: Generated<Date>;
 }

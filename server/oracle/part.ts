@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Server as HttpServer } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { createChainGrpcClient } from '../chain/grpc-client.js';
+import { createTxQueryClient } from '../chain/tx-query-client.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { PartFactory } from '../part.js';
@@ -72,6 +73,8 @@ export function oraclePart(options: OraclePartOptions = {}): PartFactory {
       redisPrefix: ctx.redisPrefix,
       logger,
       env: configAsEnv(config),
+      // Payments are looked up on the same channel as the IID queries.
+      chainTx: chain ? createTxQueryClient(chain, { timeoutMs: config.CHAIN_GRPC_TIMEOUT_MS }) : undefined,
     }).catch((err: unknown) => {
       chain?.close();
       throw err;

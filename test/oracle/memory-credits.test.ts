@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreditsAccount } from '../../contracts/credits.js';
 import { Memory } from '../../contracts/memory.js';
 import { OracleError } from '../../contracts/errors.js';
+import { broadcastSends } from '../helpers/chain-tx.js';
+import { FIXTURE_PAY_TO_ADDRESS } from '../../server/oracle/plugins/credits/index.js';
 import { oraclePart } from '../../server/oracle/part.js';
 import { definePlugin } from '../../server/oracle/runtime/plugin.js';
 import { newUser, oracleApi } from './helpers/oracle-client.js';
@@ -105,14 +107,18 @@ describe('credits plugin (ORACLE_FEATURES=credits)', () => {
     expect(history.body.messages.filter((m: { type: string }) => m.type === 'human')).toHaveLength(2);
   });
 
-  it('a reported payment credits the balance and settles the claims, once per transaction', async () => {
+  it('a payment found on chain credits the balance and settles the claims, once per transaction', async () => {
     const api = oracleApi(app.url, await newUser(app.oracleDid));
     const session = await api.createSession();
     await api.call('POST', `/messages/${session.sessionId}`, { message: 'a' });
     await api.call('POST', `/messages/${session.sessionId}`, { message: 'b' });
     const refused = await api.call('POST', `/messages/${session.sessionId}`, { message: 'c' });
     const claims = refused.body.outstandingClaims as string[];
-    const payment = { txHash: 'AB'.repeat(32), amount: { denom: 'uixo', amount: '5000' } };
+    const tx = await broadcastSends(app.ctx.chainGrpcUrl, [
+      { from: 'ixo1payer', to: FIXTURE_PAY_TO_ADDRESS, amount: [{ denom: 'uixo', amount: '5000' }] },
+    ]);
+    expect(tx.code).toBe(0);
+    const payment = { txHash: tx.txhash, amount: { denom: 'uixo', amount: '5000' } };
     const paid = await api.call('POST', '/credits/payments', payment);
     expect(paid).toMatchObject({ status: 200, body: { balance: 5, settledClaims: claims } });
     expect(await api.call('POST', '/credits/payments', payment)).toMatchObject({
@@ -122,11 +128,11 @@ describe('credits plugin (ORACLE_FEATURES=credits)', () => {
     expect((await api.call('GET', '/credits')).body).toMatchObject({ balance: 5, outstandingClaims: [] });
     expect((await api.call('POST', `/messages/${session.sessionId}`, { message: 'd' })).status).toBe(200);
     const other = oracleApi(app.url, await newUser(app.oracleDid));
-    expect((await other.call('POST', '/credits/payments', payment)).status).toBe(400);
-    expect(
-      (await api.call('POST', '/credits/payments', { ...payment, amount: { denom: 'uatom', amount: '1' } }))
-        .status,
-    ).toBe(400);
+    expect(await other.call('POST', '/credits/payments', payment)).toMatchObject({
+      status: 409,
+      body: { code: 'payment_conflict', statusCode: 409 },
+    });
+    expect((await other.call('GET', '/credits')).body.balance).toBe(2);
   });
 
   it('a plugin that depends on credits is switched off with it', async () => {

@@ -126,13 +126,14 @@ describe('a plugin contributes to the runtime', () => {
 
   it('fills the runtime state before the prompt is compiled; prompt sections and capabilities come from the plugins', async () => {
     const session = await api.createSession();
+    const room = (await api.call('POST', '/rooms', { name: 'Room 42' })).body as { roomId: string };
     const before = modelRequests.length;
     await api.call('POST', `/messages/${session.sessionId}`, {
       message: 'hello',
-      metadata: { roomId: 'room-42' },
+      metadata: { roomId: room.roomId },
     });
     const system = modelRequests[before]?.messages[0]?.content ?? '';
-    expect(system).toContain('## Test kit\nThe room is room-42.');
+    expect(system).toContain(`## Test kit\nThe room is ${room.roomId}.`);
     expect(system).toContain('## Capabilities\n');
     expect(system).toContain('\n- Test kit: Adds numbers, fails on purpose and shows charts.');
     // on-demand plugins are not listed in the prompt, but list_capabilities finds them

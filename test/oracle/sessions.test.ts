@@ -116,7 +116,6 @@ describe('sessions', () => {
       ['GET', '/sessions?limit=0', undefined],
       ['GET', '/sessions?limit=abc', undefined],
       ['POST', `/messages/${session.sessionId}`, { message: '' }],
-      ['POST', `/messages/${session.sessionId}`, { message: 'x'.repeat(20_001) }],
       [
         'POST',
         `/messages/${session.sessionId}`,
@@ -139,6 +138,14 @@ describe('sessions', () => {
     });
     expect(raw.status).toBe(400);
     expect(((await raw.json()) as { code: string }).code).toBe('bad_request');
+    // Over a size is 413, not 400: the message (ORACLE_MESSAGE_MAX_CHARS) and the body (ORACLE_BODY_MAX_BYTES).
+    const long = await api.call('POST', `/messages/${session.sessionId}`, { message: 'x'.repeat(20_001) });
+    expect(long.status).toBe(413);
+    expect(long.body).toMatchObject({ code: 'payload_too_large', statusCode: 413 });
+    const huge = await api.call('POST', `/messages/${session.sessionId}`, { message: 'x'.repeat(1_100_000) });
+    expect(huge.status).toBe(413);
+    expect(huge.body).toMatchObject({ code: 'payload_too_large', statusCode: 413 });
+    expect((await api.call('GET', `/messages/${session.sessionId}`)).body.messages).toEqual([]);
   });
 });
 

@@ -10,6 +10,7 @@ import { act, renderHook, waitFor } from '@testing-library/react';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIXTURE_PAY_TO_ADDRESS } from '../../server/oracle/plugins/credits/index.js';
 import type { TestApp } from '../helpers/app.js';
+import { transactOnChain } from '../helpers/chain-tx.js';
 import { newSession, ORACLE_DID, providerFor, realWallet, startRealOracle } from './real-oracle.js';
 
 describe('plugins and capability tokens: the SDK against the real service', () => {
@@ -46,8 +47,8 @@ describe('plugins and capability tokens: the SDK against the real service', () =
     const wallet = await realWallet();
     const sessionId = await newSession(app, wallet);
     const onPaymentRequiredError = vi.fn();
-    const txHash = 'CD'.repeat(32);
-    const transactSignX = vi.fn(() => Promise.resolve({ transactionHash: txHash }));
+    // A real transaction on the fixture chain: the service verifies it there.
+    const transactSignX = vi.fn(transactOnChain(app.ctx.chainGrpcUrl));
     const { result } = renderHook(
       () => ({
         chat: useChat({ oracleDid: ORACLE_DID, sessionId, onPaymentRequiredError }),
@@ -86,7 +87,10 @@ describe('plugins and capability tokens: the SDK against the real service', () =
       ],
       undefined,
     );
-    expect(paid).toEqual({ txHash, balance: 5, settledClaims: claims });
+    const { transactionHash } = await (transactSignX.mock.results[0]?.value as Promise<{
+      transactionHash: string;
+    }>);
+    expect(paid).toEqual({ txHash: transactionHash, balance: 5, settledClaims: claims });
     act(() => result.current.chat.sendMessage('third, after paying'));
     await waitFor(() => expect(result.current.chat.status).toBe('ready'));
     expect(result.current.chat.sendMessageError).toBeUndefined();
@@ -125,7 +129,6 @@ describe('plugins and capability tokens: the SDK against the real service', () =
     // Tokens of 6 s are renewed at half their lifetime.
     const wallet = await realWallet({ ttlSeconds: () => 6 });
     const sessionId = await newSession(app, wallet);
-    const txHash = 'EF'.repeat(32);
     const { result } = renderHook(
       () => ({
         chat: useChat({ oracleDid: ORACLE_DID, sessionId, onPaymentRequiredError: vi.fn() }),
@@ -133,7 +136,7 @@ describe('plugins and capability tokens: the SDK against the real service', () =
       }),
       {
         wrapper: providerFor(app, wallet, {
-          transactSignX: () => Promise.resolve({ transactionHash: txHash }),
+          transactSignX: transactOnChain(app.ctx.chainGrpcUrl),
         }),
       },
     );

@@ -8,18 +8,27 @@ import {
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import type { MethodName } from '../../../generated/proto/chain-descriptor.js';
+import {
+  ServiceService as TxService,
+  type BroadcastTxRequest,
+  type GetTxRequest,
+} from '../../../generated/proto/cosmos/tx/v1beta1/service.js';
 import { ChainError } from '../chain-error.js';
 import { BLOCK_HEIGHT_HEADER } from '../grpc-client.js';
 import { QUERY_SERVICES, toMethodName, type UnaryMethod } from '../grpc-methods.js';
 import { loadFixtureData, type FixtureData } from './fixture-data.js';
 import { queryHandlers, type QueryHandler } from './query-handlers.js';
+import { TxStore } from './tx-store.js';
+
+/** The Cosmos tx service methods the fixture node serves (GetTx; BroadcastTx for development). */
+export type TxMethodName = 'cosmos.tx.v1beta1.Service/GetTx' | 'cosmos.tx.v1beta1.Service/BroadcastTx';
 
 /** Message of the InvalidArgument for a block height above the node's latest one (as the SDK words it). */
 export const FUTURE_HEIGHT_MESSAGE = 'cannot query with height in the future; please provide a valid height';
 
 /** One call the node received. */
 export interface ReceivedCall {
-  method: MethodName;
+  method: MethodName | TxMethodName;
   /** The `x-cosmos-block-height` metadata of the call, if any. */
   blockHeight: string | undefined;
 }
@@ -33,12 +42,17 @@ export interface FixtureNode {
   readonly address: string;
   readonly port: number;
   readonly data: FixtureData;
+  /**
+   * Its transactions (`cosmos.tx.v1beta1.Service`): GetTx reads them; BroadcastTx, development only, executes a
+   * bank send without checking signatures (see TxStore).
+   */
+  readonly transactions: TxStore;
   /** Calls received so far, oldest first. */
   readonly received: readonly ReceivedCall[];
   /** The next call (of `method`, or any) fails with this status and message. */
-  failNext(code: Status, message: string, method?: MethodName): void;
+  failNext(code: Status, message: string, method?: MethodName | TxMethodName): void;
   /** The next call (of `method`, or any) is answered only after `ms` (or never, if the caller gives up). */
-  stallNext(ms: number, method?: MethodName): void;
+  stallNext(ms: number, method?: MethodName | TxMethodName): void;
   /** Stops at once, cancelling calls in flight. */
   close(): Promise<void>;
 }
@@ -53,7 +67,7 @@ export interface FixtureNodeOptions {
 }
 
 interface Trap {
-  method: MethodName | undefined;
+  method: MethodName | TxMethodName | undefined;
   apply(call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>, respond: () => void): void;
 }
 
@@ -61,17 +75,18 @@ interface Trap {
 export async function startFixtureNode(options: FixtureNodeOptions): Promise<FixtureNode> {
   const data = options.data ?? (await loadFixtureData({ publicBaseUrl: options.publicBaseUrl }));
   const handlers = queryHandlers(data);
+  const transactions = new TxStore(() => data.height);
   const received: ReceivedCall[] = [];
   const traps: Trap[] = [];
   const timers = new Set<NodeJS.Timeout>();
 
-  const takeTrap = (method: MethodName): Trap | undefined => {
+  const takeTrap = (method: MethodName | TxMethodName): Trap | undefined => {
     const index = traps.findIndex((t) => t.method === undefined || t.method === method);
     return index < 0 ? undefined : traps.splice(index, 1)[0];
   };
 
   const serve =
-    (method: MethodName, handler: QueryHandler) =>
+    (method: MethodName | TxMethodName, handler: QueryHandler) =>
     (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>): void => {
       const requested = call.metadata.get(BLOCK_HEIGHT_HEADER)[0];
       const blockHeight = typeof requested === 'string' ? requested : undefined;
@@ -103,6 +118,14 @@ export async function startFixtureNode(options: FixtureNodeOptions): Promise<Fix
     }
     server.addService(service, implementation);
   }
+  server.addService(TxService, {
+    getTx: serve('cosmos.tx.v1beta1.Service/GetTx', (request) =>
+      transactions.get((request as GetTxRequest).hash),
+    ),
+    broadcastTx: serve('cosmos.tx.v1beta1.Service/BroadcastTx', (request) => ({
+      tx_response: transactions.broadcast((request as BroadcastTxRequest).tx_bytes),
+    })),
+  });
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`127.0.0.1:${options.port ?? 0}`, ServerCredentials.createInsecure(), (err, bound) =>
       err ? reject(err) : resolve(bound),
@@ -113,6 +136,7 @@ export async function startFixtureNode(options: FixtureNodeOptions): Promise<Fix
     address: `127.0.0.1:${port}`,
     port,
     data,
+    transactions,
     received,
     failNext(code, message, method) {
       traps.push({

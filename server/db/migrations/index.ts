@@ -6,6 +6,7 @@ import * as m0003 from './0003-oracle.js';
 import * as m0004 from '../../oracle/plugins/user-preferences/migration.js';
 import * as m0005 from '../../oracle/plugins/memory/migration.js';
 import * as m0006 from '../../oracle/plugins/credits/migration.js';
+import * as m0007 from './0007-rooms-and-payments.js';
 
 /**
  * Every migration, in order. Static imports (not a folder scan) so the list is checked by the compiler and
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0004-user-preferences': m0004,
   '0005-memory': m0005,
   '0006-credits': m0006,
+  '0007-rooms-and-payments': m0007,
 };

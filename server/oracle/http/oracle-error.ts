@@ -8,10 +8,10 @@ import { BadCursorError } from '../store/messages.js';
 export class OracleHttpError extends Error {
   override name = 'OracleHttpError';
   constructor(
-    readonly status: 400 | 401 | 402 | 404 | 409 | 413 | 503,
+    readonly status: 400 | 401 | 402 | 403 | 404 | 409 | 413 | 422 | 429 | 503,
     readonly code: OracleError['code'],
     message: string,
-    readonly extra: Pick<OracleError, 'outstandingClaims'> = {},
+    readonly extra: Pick<OracleError, 'outstandingClaims' | 'retryAfter' | 'mismatch'> = {},
   ) {
     super(message);
   }
@@ -20,6 +20,11 @@ export class OracleHttpError extends Error {
 /** The session, run or resource is absent or someone else's: the same answer either way. */
 export function notFound(what = 'Chat session'): OracleHttpError {
   return new OracleHttpError(404, 'session_not_found', `${what} not found.`);
+}
+
+/** The room is absent or the caller is not a member: the same answer either way (no existence leak). */
+export function roomNotFound(): OracleHttpError {
+  return new OracleHttpError(404, 'room_not_found', 'Room not found.');
 }
 
 /** Builds the JSON error body; `statusCode` repeats the HTTP status for clients that read it from the body. */
@@ -60,17 +65,20 @@ export const oracleErrorHandler: ErrorRequestHandler = (err: unknown, _req, res,
     res.status(status).json(errorBody(res, status, code, message, extra));
   };
   if (err instanceof AuthError) return send(401, err.code, err.message);
-  if (err instanceof OracleHttpError) return send(err.status, err.code, err.message, err.extra);
+  if (err instanceof OracleHttpError) {
+    // A refusal for a limit says when to come back, in the header too (RFC 9110 §10.2.3).
+    if (err.extra.retryAfter !== undefined) res.setHeader('Retry-After', String(err.extra.retryAfter));
+    return send(err.status, err.code, err.message, err.extra);
+  }
   if (err instanceof BadCursorError)
     return send(400, 'bad_request', 'The cursor is not one this service gave out.');
   if (err instanceof RequestValidationError) return send(400, 'bad_request', validationMessage(err));
   const status = (err as { status?: unknown } | null)?.status;
+  if (status === 413) {
+    return send(413, 'payload_too_large', 'The request body is too large for this oracle.');
+  }
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    return send(
-      status,
-      'bad_request',
-      status === 413 ? 'The request body is too large.' : 'Malformed request body.',
-    );
+    return send(status, 'bad_request', 'Malformed request body.');
   }
   if (isUnavailable(err)) {
     res.locals.logger.warn({ err }, 'oracle: a dependency is unreachable');

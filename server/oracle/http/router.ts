@@ -11,12 +11,14 @@ import type { OracleIdentity } from '../identity.js';
 import type { ModelRegistry } from '../models/registry.js';
 import type { RunManager } from '../runs/run-manager.js';
 import type { TurnRequest } from '../runtime/turn-loop.js';
+import type { TurnLimits } from '../limits/turn-limits.js';
 import type { DelegationStore } from '../store/delegations.js';
+import type { RoomStore } from '../store/rooms.js';
 import type { MessageStore } from '../store/messages.js';
 import { toRunInfo, type RunStore } from '../store/runs.js';
 import { toChatSession, type SessionStore } from '../store/sessions.js';
 import { openEventStream } from './event-stream.js';
-import { notFound, OracleHttpError, oracleErrorHandler } from './oracle-error.js';
+import { notFound, OracleHttpError, oracleErrorHandler, roomNotFound } from './oracle-error.js';
 
 declare module 'express-serve-static-core' {
   interface Locals {
@@ -43,6 +45,9 @@ export interface OracleServices {
   messages: MessageStore;
   runs: RunStore;
   delegations: DelegationStore;
+  rooms: RoomStore;
+  /** Per-user limits: message size, turns per minute, turns in flight. */
+  limits: TurnLimits;
   manager: RunManager;
   /** Checks before a turn starts, in order (plugins add them). */
   turnGuards: TurnGuard[];
@@ -97,6 +102,12 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
     if (!row) throw notFound();
     return row;
   };
+  /** The room when the caller owns it or is a member; otherwise the same 404 as a room that does not exist. */
+  const memberOf = async (res: Response, roomId: string) => {
+    const role = await svc.rooms.role(roomId, caller(res).userDid);
+    if (!role) throw roomNotFound();
+    return role;
+  };
 
   const impl = s.router(oracleContract, {
     config: ({ req }) =>
@@ -117,6 +128,7 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
       Promise.resolve({ status: 200, body: { models: svc.models.list(), default: svc.models.default } }),
 
     createSession: async ({ body, res }) => {
+      if (body?.roomId !== undefined) await memberOf(res, body.roomId);
       const row = await sessions.create(caller(res).userDid, { title: body?.title, roomId: body?.roomId });
       return { status: 201, body: toChatSession(row, view) };
     },
@@ -164,11 +176,26 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
 
     send: async ({ params, body, res }) => {
       const { userDid, delegation } = caller(res);
+      // Every refusal comes before anything is written: the session, the message's size, the rooms the turn
+      // reads and writes, the model, then the limits (the question, the run and the delegation come after).
       const session = await ownedSession(res, params.sessionId);
+      svc.limits.checkMessage(body.message);
+      const named = body.metadata?.['roomId'];
+      if (typeof named === 'string' && named.length > 0) await memberOf(res, named);
+      if (session.room_id !== null) await memberOf(res, session.room_id);
       const model = body.model ?? svc.models.default;
       if (!svc.models.get(model)) {
         throw new OracleHttpError(400, 'unknown_model', `Unknown model ${model}; see GET /models.`);
       }
+      const requestId = randomUUID();
+      const slot = { sessionId: params.sessionId, requestId };
+      await svc.limits.admit(userDid, slot);
+      let started = false;
+      // A turn refused after it took its run slot gives the slot back once the refusal is sent; a started one
+      // frees it when its run ends.
+      res.once('close', () => {
+        if (!started) void svc.limits.freeRun(userDid, slot);
+      });
       // A turn acts for the user: it needs their delegation, sent now or stored before (spec §5 C4).
       if (delegation) {
         await svc.delegations.put(delegation);
@@ -177,7 +204,6 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
         if (!stored) throw new AuthError('delegation_missing');
         if (stored.expiresAt.getTime() <= Date.now()) throw new AuthError('delegation_expired');
       }
-      const requestId = randomUUID();
       for (const guard of svc.turnGuards)
         await guard({ userDid, sessionId: params.sessionId, requestId, model });
 
@@ -198,6 +224,7 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
         userMessage: { id: randomUUID(), attachment },
         session,
       });
+      started = true;
 
       if (body.stream) {
         const stream = openEventStream(res, {
@@ -255,6 +282,49 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
         .catch((err: unknown) => res.locals.logger.warn({ err }, 'stream: re-join failed'))
         .finally(stream.end);
       return { status: 200, body: stream.body as never };
+    },
+
+    createRoom: async ({ body, res }) => ({
+      status: 201,
+      body: await svc.rooms.create(caller(res).userDid, body?.name),
+    }),
+
+    listRooms: async ({ res }) => ({
+      status: 200,
+      body: { rooms: await svc.rooms.list(caller(res).userDid) },
+    }),
+
+    getRoom: async ({ params, res }) => {
+      const room = await svc.rooms.get(params.roomId, caller(res).userDid);
+      if (!room) throw roomNotFound();
+      return { status: 200, body: room };
+    },
+
+    addRoomMember: async ({ params, res }) => {
+      const { userDid } = caller(res);
+      if ((await memberOf(res, params.roomId)) !== 'owner') {
+        throw new OracleHttpError(403, 'room_owner_only', 'Only the owner of the room adds members.');
+      }
+      return { status: 200, body: await svc.rooms.addMember(params.roomId, params.memberDid, userDid) };
+    },
+
+    removeRoomMember: async ({ params, res }) => {
+      const { userDid } = caller(res);
+      const role = await memberOf(res, params.roomId);
+      if (role === 'owner' && params.memberDid === userDid) {
+        throw new OracleHttpError(400, 'bad_request', 'The owner cannot leave their room.');
+      }
+      if (role !== 'owner' && params.memberDid !== userDid) {
+        throw new OracleHttpError(
+          403,
+          'room_owner_only',
+          'Only the owner of the room removes other members.',
+        );
+      }
+      return {
+        status: 200,
+        body: await svc.rooms.removeMember(params.roomId, params.memberDid, userDid),
+      };
     },
 
     storeDelegation: async ({ body, res }) => {

@@ -36,6 +36,8 @@ export interface RunManagerOptions {
   exclusiveDatabase: boolean;
   /** How often the answer so far is saved (default 1 s). */
   checkpointMs?: number;
+  /** Called when this instance stops executing a run (it ended, or was let go at shutdown). */
+  onRunEnded?: (row: RunRow) => void;
 }
 
 interface ActiveRun {
@@ -336,6 +338,7 @@ export class RunManager {
       }
       if (run.stopReason === 'shutdown') {
         this.active.delete(run.row.run_id);
+        this.o.onRunEnded?.(run.row);
         await run.appends.catch(() => undefined);
         return;
       }
@@ -399,6 +402,7 @@ export class RunManager {
       this.o.logger.error({ err, runId: row.run_id }, 'runs: could not record the end of a run');
     } finally {
       this.active.delete(row.run_id);
+      this.o.onRunEnded?.(row);
       await this.o.log.retain(row.run_id, this.o.retentionSeconds).catch(() => undefined);
     }
   }

@@ -6,12 +6,14 @@ import { z } from 'zod';
 import { oracleContract } from '../../../contracts/oracle.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
+import type { TxQueryClient } from '../../chain/tx-query-client.js';
 import type { Logger } from '../../logger.js';
 import type { TokenVerifier } from '../auth/token-verifier.js';
 import { mountOracleRoutes, requireCaller, type OracleServices } from '../http/router.js';
 import { oracleErrorHandler } from '../http/oracle-error.js';
 import type { OracleIdentity } from '../identity.js';
 import type { ModelRegistry } from '../models/registry.js';
+import { createTurnLimits } from '../limits/turn-limits.js';
 import { createLocalControlBus, createRedisControlBus } from '../runs/control-bus.js';
 import { createMemoryRunEventLog } from '../runs/memory-event-log.js';
 import { createRedisRunEventLog } from '../runs/redis-event-log.js';
@@ -19,6 +21,7 @@ import { RunManager } from '../runs/run-manager.js';
 import { createOracleSockets } from '../socket/socket-server.js';
 import { DelegationStore } from '../store/delegations.js';
 import { MessageStore } from '../store/messages.js';
+import { RoomStore } from '../store/rooms.js';
 import { RunStore } from '../store/runs.js';
 import { SessionStore } from '../store/sessions.js';
 import { resolvePlugins, type Features, type PluginDecision } from './features.js';
@@ -67,6 +70,8 @@ export interface OracleAppOptions {
   logger: Logger;
   /** The environment plugins read their variables from (and `requiredEnv` is checked against). */
   env: Readonly<Record<string, string | undefined>>;
+  /** The chain node's tx service, for plugins (the credits plugin verifies payments with it). */
+  chainTx?: TxQueryClient | undefined;
 }
 
 /** The agent runtime, ready to mount into the service. */
@@ -106,6 +111,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     identity,
     env: options.env,
     shared: <T>(name: string) => shared.get(name) as T | undefined,
+    chainTx: options.chainTx,
   };
   const tornDown: OraclePlugin[] = [];
   const teardown = async (): Promise<void> => {
@@ -145,7 +151,9 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
   const messages = new MessageStore(db);
   const runs = new RunStore(db);
   const delegations = new DelegationStore(db, identity.did);
+  const rooms = new RoomStore(db, identity.did);
   const prefix = `${options.redisPrefix}oracle:`;
+  const limits = await createTurnLimits({ config, redis, redisPrefix: `${prefix}limits:`, logger });
   const log = redis
     ? createRedisRunEventLog({ redis, prefix, maxAgeSeconds: MAX_RUN_AGE_SECONDS, logger })
     : createMemoryRunEventLog({ maxAgeSeconds: MAX_RUN_AGE_SECONDS });
@@ -153,6 +161,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
   const sockets = createOracleSockets({
     verifier: options.verifier,
     sessions,
+    rooms,
     bridge: () => bridge,
     corsOrigins: config.ORACLE_CORS_ORIGINS,
     redis,
@@ -171,6 +180,8 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     leaseMs: config.ORACLE_RUN_LEASE_SECONDS * 1000,
     retentionSeconds: config.ORACLE_RUN_RETENTION_SECONDS,
     exclusiveDatabase: options.db.kind === 'pglite',
+    onRunEnded: (row) =>
+      void limits.freeRun(row.user_did, { sessionId: row.session_id, requestId: row.request_id }),
     execute: async ({ row, session: known, request, continueFrom, emit, signal }) => {
       const [session, history] = await Promise.all([
         known ?? sessions.owned(row.user_did, row.session_id),
@@ -247,6 +258,8 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     messages,
     runs,
     delegations,
+    rooms,
+    limits,
     manager,
     turnGuards: enabled.flatMap(({ plugin }) => plugin.turnGuards ?? []),
     price: () => {
@@ -262,7 +275,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     exposedHeaders: ['X-Request-Id', 'X-Run-Id'],
     maxAge: 600,
   });
-  const json = express.json({ limit: '2mb' });
+  const json = express.json({ limit: config.ORACLE_BODY_MAX_BYTES });
   const router = Router();
   const prefixes = routePrefixes(Object.values(oracleContract).map((r) => r.path));
   router.use(prefixes, corsOptions, json);
@@ -314,6 +327,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
       await sockets.close();
       await log.close();
       await bus.close();
+      limits.close();
       await teardown();
     },
   };

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Price } from '../../../contracts/oracle.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
+import type { TxQueryClient } from '../../chain/tx-query-client.js';
 import type { Logger } from '../../logger.js';
 import type { TurnGuard } from '../http/router.js';
 import type { OracleIdentity } from '../identity.js';
@@ -73,6 +74,8 @@ export interface PluginContext {
   env: Readonly<Record<string, string | undefined>>;
   /** The shared state of another plugin (its `sharedState` value), when that plugin is on. */
   shared<T = unknown>(pluginName: string): T | undefined;
+  /** The chain node's tx service (payments are looked up there); undefined without a chain node. */
+  chainTx?: TxQueryClient | undefined;
 }
 
 /**

@@ -13,6 +13,7 @@ import { AuthError } from '../auth/auth-error.js';
 import { authenticate } from '../auth/authenticate.js';
 import type { TokenVerifier } from '../auth/token-verifier.js';
 import type { FrontendBridge, FrontendCall } from '../runtime/frontend-bridge.js';
+import type { RoomStore } from '../store/rooms.js';
 import type { SessionStore } from '../store/sessions.js';
 
 /** What a socket is, once its handshake passed. */
@@ -57,6 +58,7 @@ export function drainSockets(http: HttpServer): void {
 export function createOracleSockets(deps: {
   verifier: TokenVerifier;
   sessions: SessionStore;
+  rooms: RoomStore;
   bridge: () => FrontendBridge;
   corsOrigins: string[];
   redis: Redis | undefined;
@@ -69,7 +71,15 @@ export function createOracleSockets(deps: {
 
   const refuse = (code: string, message: string): Error & { data: unknown } =>
     Object.assign(new Error(message), {
-      data: { code, statusCode: code === 'session_not_found' ? 404 : 401 },
+      data: {
+        code,
+        statusCode:
+          code === 'session_not_found' || code === 'room_not_found'
+            ? 404
+            : code === 'bad_request'
+              ? 400
+              : 401,
+      },
     });
 
   const onConnection = (socket: Socket): void => {
@@ -127,8 +137,11 @@ export function createOracleSockets(deps: {
             throw refuse('bad_request', 'The handshake needs query sessionId and userDid.');
           const caller = await authenticate(tokens, deps.verifier);
           if (caller.userDid !== userDid) throw new AuthError('auth_issuer_mismatch');
-          if (!(await deps.sessions.owned(userDid, sessionId)))
-            throw refuse('session_not_found', 'Chat session not found.');
+          const session = await deps.sessions.owned(userDid, sessionId);
+          if (!session) throw refuse('session_not_found', 'Chat session not found.');
+          // A session in a room the caller has left (or was removed from) carries that room's events: members only.
+          if (session.room_id !== null && !(await deps.rooms.role(session.room_id, userDid)))
+            throw refuse('room_not_found', 'Room not found.');
           socket.data = { userDid, sessionId } satisfies SocketData;
         })().then(
           () => next(),

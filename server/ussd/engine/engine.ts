@@ -42,9 +42,9 @@ export interface UssdEngineDeps {
  * - An `END` reply returns no session (the caller deletes it).
  */
 export function createUssdEngine(deps: UssdEngineDeps): UssdEngine {
-  const { tree, actions, accounts, secrets, logger } = deps;
+  const { tree, actions, accounts, secrets } = deps;
 
-  const start = async (request: UssdRequest): Promise<Cursor> => {
+  const start = async (request: UssdRequest, logger: Logger): Promise<Cursor> => {
     const [bound] = await Promise.all([
       accounts.findByPhone(request.phoneNumber),
       accounts.recordPhoneVisit(request.phoneNumber).catch((err: unknown) => {
@@ -71,6 +71,7 @@ export function createUssdEngine(deps: UssdEngineDeps): UssdEngine {
   };
 
   const run = async (
+    logger: Logger,
     request: UssdRequest,
     cursor: Cursor,
     processed: string,
@@ -92,16 +93,16 @@ export function createUssdEngine(deps: UssdEngineDeps): UssdEngine {
   };
 
   return {
-    async handle(request, stored) {
+    async handle(request, stored, logger = deps.logger) {
       const segments = segmentsOf(request.text);
-      if (segments.length === 0) return run(request, await start(request), '', []);
+      if (segments.length === 0) return run(logger, request, await start(request, logger), '', []);
       const cursor =
         stored && stored.phoneNumber === request.phoneNumber && stored.serviceCode === request.serviceCode
           ? cursorOf(stored, tree)
           : undefined;
       if (stored && cursor) {
         const input = newInput(stored.processedText, segments);
-        if (input.kind === 'new') return run(request, cursor, stored.processedText, input.segments);
+        if (input.kind === 'new') return run(logger, request, cursor, stored.processedText, input.segments);
         if (input.kind === 'diverged') {
           logger.warn(
             {

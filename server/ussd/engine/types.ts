@@ -1,4 +1,5 @@
 import type { UssdReply, UssdRequest } from '../../../contracts/ussd.js';
+import type { Logger } from '../../logger.js';
 
 /**
  * The fields of a stored USSD session that operators see (spec A3). The engine may store more fields
@@ -48,5 +49,6 @@ export interface EngineResult {
 
 /** Turns one validated request and its stored session (if any) into a reply and the next session. */
 export interface UssdEngine {
-  handle(request: UssdRequest, session: UssdSession | undefined): Promise<EngineResult>;
+  /** `logger`: the request's own (its lines carry the request id); default the engine's. */
+  handle(request: UssdRequest, session: UssdSession | undefined, logger?: Logger): Promise<EngineResult>;
 }

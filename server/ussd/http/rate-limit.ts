@@ -39,7 +39,7 @@ export interface UssdRateLimitOptions {
  * is loaded once at start-up, and upstream keeps a rejected load forever. Retrying a failed load on the
  * next request lets the limiter heal by itself when Redis returns.
  */
-class HealingRedisStore extends RedisStore {
+export class HealingRedisStore extends RedisStore {
   override increment(key: string): ReturnType<RedisStore['increment']> {
     this.incrementScriptSha = this.incrementScriptSha.catch(() => this.loadIncrementScript());
     return super.increment(key);

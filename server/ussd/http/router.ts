@@ -54,7 +54,7 @@ export function createUssdRouter(deps: UssdRouterDeps): Router {
       middleware: [metrics.track('session'), ...ussdBodyParsers(), rateLimit, raiseBodyError],
       handler: async ({ body, res }) => {
         try {
-          const reply = await flow.handle(body);
+          const reply = await flow.handle(body, res.locals.logger);
           res.locals.ussdOutcome = reply.startsWith('CON ') ? 'CON' : 'END';
           return { status: 200, body: reply };
         } catch (err) {

@@ -28,7 +28,8 @@ export interface SessionFlowDeps {
 
 /** One validated USSD request in, its reply out. Throws when a store or the engine fails. */
 export interface SessionFlow {
-  handle(request: UssdRequest): Promise<UssdReply>;
+  /** `logger`: the request's own (its lines carry the request id); default the flow's. */
+  handle(request: UssdRequest, logger?: Logger): Promise<UssdReply>;
   /**
    * Closes a session that was answered with an `END` outside the flow (the invalid-input reply): the next
    * request with text for it is told the session expired, and an empty text starts afresh.
@@ -56,7 +57,7 @@ export function createSessionFlow(deps: SessionFlowDeps): SessionFlow {
   const endedTtl = deps.endedTtlSeconds ?? 60;
   const mutex = createKeyedMutex();
 
-  const run = async (request: UssdRequest): Promise<UssdReply> => {
+  const run = async (request: UssdRequest, logger: Logger | undefined): Promise<UssdReply> => {
     const { sessionId, text } = request;
     const session = await sessions.get(sessionId);
     if (session === undefined && text !== '') {
@@ -64,7 +65,7 @@ export function createSessionFlow(deps: SessionFlowDeps): SessionFlow {
       // (An entry written before processedText existed holds none: it is no retry's answer.)
       if (typeof last?.processedText === 'string' && isRepeatOf(last.processedText, text)) return last.reply;
     }
-    const result = await engine.handle(request, session);
+    const result = await engine.handle(request, session, logger);
     try {
       await persist(sessionId, session, result);
     } catch (err) {
@@ -73,7 +74,7 @@ export function createSessionFlow(deps: SessionFlowDeps): SessionFlow {
       // The session is dropped if the store still answers (its next text is told the session expired, so
       // the step that committed is never replayed from a stale session); retries of a creation are
       // idempotent per (phone, session) in the accounts anyway. The reply does not wait for that attempt.
-      deps.logger?.warn(
+      (logger ?? deps.logger)?.warn(
         { err, sessionId, reply: result.reply.slice(0, 3) },
         'ussd: the session store failed after a committed change; delivering its reply',
       );
@@ -102,9 +103,9 @@ export function createSessionFlow(deps: SessionFlowDeps): SessionFlow {
 
   // The failure reply is an END, which closes the session at the telecom gateway: drop ours too, if the
   // store still answers, so a later request starts clean instead of resuming a half-finished step.
-  const runOrDrop = async (request: UssdRequest): Promise<UssdReply> => {
+  const runOrDrop = async (request: UssdRequest, logger: Logger | undefined): Promise<UssdReply> => {
     try {
-      return await run(request);
+      return await run(request, logger);
     } catch (err) {
       await sessions.delete(request.sessionId).catch(() => undefined);
       throw err;
@@ -112,7 +113,7 @@ export function createSessionFlow(deps: SessionFlowDeps): SessionFlow {
   };
 
   return {
-    handle: (request) => mutex.run(request.sessionId, () => runOrDrop(request)),
+    handle: (request, logger) => mutex.run(request.sessionId, () => runOrDrop(request, logger)),
     close: (sessionId) => mutex.run(sessionId, () => sessions.delete(sessionId)),
   };
 }

@@ -5,7 +5,9 @@ import type { Price } from '../../../../contracts/oracle.js';
 import { AuthError } from '../../auth/auth-error.js';
 import { OracleHttpError, oracleErrorHandler } from '../../http/oracle-error.js';
 import { definePlugin, type OraclePlugin, type PluginManifest } from '../../runtime/plugin.js';
+import type { TxQueryClient } from '../../../chain/tx-query-client.js';
 import { CreditsLedger, PaymentConflictError } from './ledger.js';
+import { accountOfDid, verifyPayment } from './verify-payment.js';
 
 export const creditsManifest: PluginManifest = {
   name: 'credits',
@@ -27,14 +29,15 @@ export const FIXTURE_PAY_TO_ADDRESS = 'ixo1oracleadmin7d1e3c9a2bqqqqqqqqqqqqqqqq
  * The credits plugin: a balance per user (CREDITS_INITIAL_BALANCE) debited by CREDITS_PRICE_PER_TURN for every
  * turn, streamed or not, before it starts. An empty balance answers 402 `{code: 'payment_required', message,
  * outstandingClaims}` (for a streamed request too, before any stream). `GET /credits` shows the account;
- * `POST /credits/payments` records a payment made on chain through the SDK's `transactSignX`, credits the
- * balance and settles the claims. In this embedded version the payment is recorded as reported (no chain
- * lookup of the transaction).
+ * `POST /credits/payments` looks the transaction made through the SDK's `transactSignX` up on the chain node
+ * (GetTx) and credits only a successful one that sends at least the reported amount, in CREDITS_DENOM, to
+ * `payTo` (from the caller's account when the caller's DID names one), once per transaction.
  */
 export function creditsPlugin(): OraclePlugin {
   let ledger: CreditsLedger | undefined;
   let price: Price = { amount: 0, denom: 'credits', per: 'turn' };
   let payTo = { address: FIXTURE_PAY_TO_ADDRESS, denom: 'uixo', creditsPerUnit: 0.001 };
+  let chainTx: TxQueryClient | undefined;
   const ledgerOf = (): CreditsLedger => {
     if (!ledger) throw new Error('credits: not set up');
     return ledger;
@@ -50,6 +53,7 @@ export function creditsPlugin(): OraclePlugin {
         denom: config.CREDITS_DENOM,
         creditsPerUnit: config.CREDITS_PER_UNIT,
       };
+      chainTx = ctx.chainTx;
       return Promise.resolve();
     },
     pricing: () => price,
@@ -89,24 +93,50 @@ export function creditsPlugin(): OraclePlugin {
                 return { status: 200, body: { balance, price, outstandingClaims, payTo } };
               },
               pay: async ({ body, res }) => {
-                if (body.amount.denom !== payTo.denom) {
-                  throw new OracleHttpError(
-                    400,
-                    'bad_request',
-                    `Payments are in ${payTo.denom}, not ${body.amount.denom}.`,
-                  );
-                }
+                const userDid = userOf(res.locals);
+                const txHash = body.txHash.toUpperCase();
                 try {
-                  const result = await ledgerOf().pay(userOf(res.locals), {
-                    txHash: body.txHash,
-                    denom: body.amount.denom,
-                    amount: body.amount.amount,
-                    credits: Number(body.amount.amount) * payTo.creditsPerUnit,
+                  // The same transaction again credits nothing: its first answer for the same user, 409 for
+                  // anyone else. Checked before the chain is asked, and again when the payment is recorded.
+                  const first = await ledgerOf().recorded(userDid, txHash);
+                  if (first) return { status: 200, body: first };
+                  if (!chainTx) {
+                    throw new OracleHttpError(
+                      503,
+                      'unavailable',
+                      'No chain node is configured to verify payments.',
+                    );
+                  }
+                  const found = await chainTx.getTx(txHash);
+                  if (!found) {
+                    throw new OracleHttpError(
+                      404,
+                      'payment_not_found',
+                      'The chain node does not know this transaction (yet): if it was just broadcast, retry in a few seconds.',
+                    );
+                  }
+                  const verified = verifyPayment(found, {
+                    payTo: payTo.address,
+                    denom: payTo.denom,
+                    reported: body.amount,
+                    sender: accountOfDid(userDid),
+                  });
+                  const result = await ledgerOf().pay(userDid, {
+                    txHash,
+                    denom: payTo.denom,
+                    amount: String(verified.paid),
+                    credits: Number(verified.paid) * payTo.creditsPerUnit,
+                    sender: verified.from,
+                    height: verified.height,
                   });
                   return { status: 200, body: result };
                 } catch (err) {
                   if (err instanceof PaymentConflictError)
-                    throw new OracleHttpError(400, 'bad_request', `${err.message}.`);
+                    throw new OracleHttpError(
+                      409,
+                      'payment_conflict',
+                      'Another user reported this transaction first.',
+                    );
                   throw err;
                 }
               },

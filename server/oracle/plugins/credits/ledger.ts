@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../db/schema.js';
 
-/** A payment reported twice with different contents, or by another user. */
+/** A payment whose transaction another user reported first. */
 export class PaymentConflictError extends Error {
   override name = 'PaymentConflictError';
 }
@@ -86,12 +86,63 @@ export class CreditsLedger {
   }
 
   /**
-   * Records a payment once per transaction hash, in one transaction: credits the balance and settles the
-   * outstanding claims. The same report again answers the same result and credits nothing.
+   * The answer a payment already got, when this transaction was recorded before: for the same user, its first
+   * answer again (a client may retry after a lost answer); for anyone else, a PaymentConflictError. Undefined
+   * for a transaction never recorded.
+   */
+  async recorded(
+    userDid: string,
+    txHash: string,
+  ): Promise<{ balance: number; settledClaims: string[] } | undefined> {
+    const existing = await this.db
+      .selectFrom('credit_payments')
+      .selectAll()
+      .where('tx_hash', '=', txHash.toLowerCase())
+      .executeTakeFirst();
+    if (!existing) return undefined;
+    if (existing.user_did !== userDid || existing.oracle_did !== this.oracleDid) {
+      throw new PaymentConflictError('this transaction was reported by another user');
+    }
+    return { balance: Number(existing.balance_after), settledClaims: existing.settled_claims };
+  }
+
+  /**
+   * Records a payment the chain confirmed, once per transaction hash, in one transaction: credits the balance
+   * and settles the outstanding claims. The same transaction again credits nothing (see {@link recorded}).
    */
   async pay(
     userDid: string,
-    payment: { txHash: string; denom: string; amount: string; credits: number },
+    payment: {
+      txHash: string;
+      denom: string;
+      amount: string;
+      credits: number;
+      sender: string;
+      height: string;
+    },
+  ): Promise<{ balance: number; settledClaims: string[] }> {
+    try {
+      return await this.record(userDid, payment);
+    } catch (err) {
+      // Two reports of one transaction at once: the loser of the primary key answers as a repeat.
+      if ((err as { code?: unknown }).code === '23505') {
+        const first = await this.recorded(userDid, payment.txHash);
+        if (first) return first;
+      }
+      throw err;
+    }
+  }
+
+  private async record(
+    userDid: string,
+    payment: {
+      txHash: string;
+      denom: string;
+      amount: string;
+      credits: number;
+      sender: string;
+      height: string;
+    },
   ): Promise<{ balance: number; settledClaims: string[] }> {
     return this.db.transaction().execute(async (trx) => {
       const existing = await trx
@@ -102,9 +153,6 @@ export class CreditsLedger {
       if (existing) {
         if (existing.user_did !== userDid || existing.oracle_did !== this.oracleDid) {
           throw new PaymentConflictError('this transaction was reported by another user');
-        }
-        if (existing.denom !== payment.denom || existing.amount !== String(BigInt(payment.amount))) {
-          throw new PaymentConflictError('this transaction was reported before with another amount');
         }
         return { balance: Number(existing.balance_after), settledClaims: existing.settled_claims };
       }
@@ -136,6 +184,8 @@ export class CreditsLedger {
           credits: payment.credits,
           settled_claims: JSON.stringify(settledClaims),
           balance_after: account.balance,
+          sender: payment.sender,
+          height: payment.height,
         })
         .execute();
       return { balance: Number(account.balance), settledClaims };

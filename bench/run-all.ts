@@ -1,0 +1,198 @@
+/**
+ * `npm run bench`: every benchmark, briefly, each headline figure printed beside the one the README gives
+ * (bench/figures.json, from the last full run), exiting 1 when a figure is more than 20 % worse. Run it before
+ * a change to a request path, the start command or a dependency lands.
+ *
+ *   npm run bench                       # brief runs (a few minutes), compared with bench/figures.json
+ *   npm run bench -- --only ussd,chain  # some of them
+ *   npm run bench -- --full --write     # full runs; their figures become bench/figures.json and the README's table
+ *
+ * Every figure is a ratio to a baseline measured in the same run, or CPU time per unit of work, so that
+ * figures from different days and machines of the same kind can be compared at all; absolute rates are left
+ * to each bench's own output. The machines here are noisy: a brief run that misses by a little is worth a
+ * second run before it is believed, and a full run before a figure is written down.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const FIGURES_FILE = path.join(ROOT, 'bench/figures.json');
+const README = path.join(ROOT, 'README.md');
+/** How much worse than the README's figure a brief run may come out before it fails. */
+const TOLERANCE = 0.2;
+
+/** A headline figure, as each bench writes it to BENCH_JSON_OUT. */
+export interface Figure {
+  id: string;
+  label: string;
+  value: number;
+  unit: string;
+  better: 'higher' | 'lower';
+}
+
+interface BenchSpec {
+  name: string;
+  /** The npm script of the full run. */
+  script: string;
+  /** Settings of a brief run (a full run uses each bench's defaults). */
+  brief: Record<string, string>;
+}
+
+const BENCHES: BenchSpec[] = [
+  {
+    name: 'ussd',
+    script: 'bench:ussd',
+    brief: { BENCH_ROUNDS: '2', BENCH_DURATION_S: '4', BENCH_WARMUP_S: '2', BENCH_SOLO_S: '0' },
+  },
+  {
+    name: 'chain',
+    script: 'bench:chain',
+    brief: { BENCH_ROUNDS: '2', BENCH_DURATION_S: '4', BENCH_SOLO_S: '2', BENCH_WARMUP_S: '2' },
+  },
+  {
+    name: 'oracle',
+    script: 'bench:oracle',
+    brief: {
+      BENCH_ROUNDS: '1',
+      BENCH_DURATION_S: '4',
+      BENCH_SOLO_S: '2',
+      BENCH_WARMUP_S: '2',
+      BENCH_IDLE_STREAMS: '300',
+    },
+  },
+  { name: 'sdk', script: 'bench:sdk', brief: {} },
+];
+
+interface FiguresFile {
+  measured: string;
+  command: string;
+  machine: string;
+  figures: Figure[];
+}
+
+function parseArgs(argv: string[]): { full: boolean; write: boolean; only?: string[] } {
+  const only = argv.find((a, i) => argv[i - 1] === '--only');
+  const unknown = argv.filter(
+    (a, i) => !['--full', '--write', '--only'].includes(a) && argv[i - 1] !== '--only',
+  );
+  if (unknown.length > 0 || (argv.includes('--write') && !argv.includes('--full'))) {
+    console.error('usage: npm run bench [-- --only ussd,chain,oracle,sdk] [-- --full [--write]]');
+    process.exit(2);
+  }
+  return {
+    full: argv.includes('--full'),
+    write: argv.includes('--write'),
+    ...(only ? { only: only.split(',') } : {}),
+  };
+}
+
+/** Runs one bench's npm script with BENCH_JSON_OUT; its own output goes to the terminal as it comes. */
+async function runBench(spec: BenchSpec, full: boolean, dir: string): Promise<Figure[]> {
+  const out = path.join(dir, `${spec.name}.json`);
+  const env = { ...process.env, ...(full ? {} : spec.brief), BENCH_JSON_OUT: out };
+  console.log(`\n=== npm run ${spec.script}${full ? '' : ' (brief)'}`);
+  const code = await new Promise<number | null>((resolve) => {
+    const child = spawn('npm', ['run', '-s', spec.script], { cwd: ROOT, env, stdio: 'inherit' });
+    child.on('exit', resolve);
+  });
+  // A bench exits 1 when it misses its own targets; its figures still count here.
+  const text = await readFile(out, 'utf8').catch(() => undefined);
+  if (text === undefined) throw new Error(`npm run ${spec.script} wrote no figures (exit code ${code})`);
+  return (JSON.parse(text) as { figures: Figure[] }).figures;
+}
+
+const format = (f: Figure | undefined): string =>
+  f === undefined || !Number.isFinite(f.value)
+    ? '—'
+    : `${f.value >= 100 ? Math.round(f.value) : Number(f.value.toPrecision(3))} ${f.unit === 'ratio' ? '×' : f.unit}`;
+
+/** How much worse `now` is than `then`, as a fraction (negative: better). */
+function worseBy(then: Figure, now: Figure): number {
+  return then.better === 'higher'
+    ? (then.value - now.value) / then.value
+    : (now.value - then.value) / then.value;
+}
+
+function table(rows: string[][]): string {
+  return rows.map((r) => `| ${r.join(' | ')} |`).join('\n');
+}
+
+/** The README's table of headline figures, between its markers. */
+function readmeTable(file: FiguresFile): string {
+  const rows = file.figures.map((f) => [f.label, format(f), f.better === 'higher' ? 'higher' : 'lower']);
+  return [
+    `Headline figures of the last full run (\`${file.command}\`, ${file.measured}, ${file.machine}); \`npm run bench\` compares a brief run with them:`,
+    '',
+    table([['figure', 'value', 'better'], ['---', '---', '---'], ...rows]),
+  ].join('\n');
+}
+
+async function writeReadme(file: FiguresFile): Promise<void> {
+  const readme = await readFile(README, 'utf8');
+  const start = '<!-- bench-figures -->';
+  const end = '<!-- /bench-figures -->';
+  const a = readme.indexOf(start);
+  const b = readme.indexOf(end);
+  if (a === -1 || b === -1) throw new Error(`README.md has no ${start} … ${end} block`);
+  await writeFile(README, `${readme.slice(0, a + start.length)}\n${readmeTable(file)}\n${readme.slice(b)}`);
+}
+
+async function main(): Promise<void> {
+  const { full, write, only } = parseArgs(process.argv.slice(2));
+  const known: FiguresFile | undefined = await readFile(FIGURES_FILE, 'utf8')
+    .then((t) => JSON.parse(t) as FiguresFile)
+    .catch(() => undefined);
+  const dir = await mkdtemp(path.join(tmpdir(), 'bench-'));
+  const measured: Figure[] = [];
+  try {
+    for (const spec of BENCHES.filter((b) => !only || only.includes(b.name))) {
+      measured.push(...(await runBench(spec, full, dir)));
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  const rows: string[][] = [];
+  let worse = 0;
+  for (const now of measured) {
+    const then = known?.figures.find((f) => f.id === now.id);
+    const by = then ? worseBy(then, now) : undefined;
+    const verdict =
+      by === undefined || !Number.isFinite(by)
+        ? 'new'
+        : by > TOLERANCE
+          ? `WORSE by ${Math.round(by * 100)} %`
+          : by > 0
+            ? `${Math.round(by * 100)} % worse (within ${TOLERANCE * 100} %)`
+            : `${Math.round(-by * 100)} % better`;
+    if (by !== undefined && by > TOLERANCE) worse += 1;
+    rows.push([now.label, format(then), format(now), verdict]);
+  }
+  console.log(
+    `\n=== ${full ? 'full' : 'brief'} runs against bench/figures.json (${known?.measured ?? 'none yet'})`,
+  );
+  console.log(table([['figure', 'README', 'now', ''], ['---', '---', '---', '---'], ...rows]));
+  if (write) {
+    const merged = new Map((known?.figures ?? []).map((f) => [f.id, f]));
+    for (const f of measured) merged.set(f.id, f);
+    const file: FiguresFile = {
+      measured: new Date().toISOString().slice(0, 10),
+      command: `npm run bench -- --full --write${only ? ` --only ${only.join(',')}` : ''}`,
+      machine: `${(await import('node:os')).availableParallelism()} cores, Node ${process.version}`,
+      figures: [...merged.values()],
+    };
+    await writeFile(FIGURES_FILE, `${JSON.stringify(file, null, 2)}\n`);
+    await writeReadme(file);
+    console.log('bench/figures.json and the README table written');
+  }
+  if (worse > 0 && !write) {
+    console.log(`${worse} figure(s) more than ${TOLERANCE * 100} % worse than the README's`);
+    process.exitCode = 1;
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});

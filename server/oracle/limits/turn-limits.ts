@@ -1,0 +1,137 @@
+import { MemoryStore, type Options, type Store } from 'express-rate-limit';
+import type { Redis } from 'ioredis';
+import type { RedisReply } from 'rate-limit-redis';
+import type { Config } from '../../config.js';
+import type { Logger } from '../../logger.js';
+import { FallbackStore, HealingRedisStore } from '../../ussd/http/rate-limit.js';
+import { withTimeout } from '../../ussd/session/with-timeout.js';
+import { OracleHttpError } from '../http/oracle-error.js';
+import {
+  createFallbackRunSlots,
+  createMemoryRunSlots,
+  createRedisRunSlots,
+  type RunSlot,
+  type RunSlots,
+} from './run-slots.js';
+
+/** The window of ORACLE_TURNS_PER_MINUTE. */
+const WINDOW_MS = 60_000;
+/**
+ * How long a run slot lives if its run never reports its end (the instance died): longer than any turn the
+ * service runs (a long answer with a few browser tools takes minutes), short enough that a crash does not
+ * hold a user back for long.
+ */
+export const RUN_SLOT_TTL_MS = 10 * 60_000;
+/** What a refusal for too many turns in flight tells the client to wait: a turn usually ends within seconds. */
+export const RUNS_RETRY_AFTER_SECONDS = 2;
+
+/** The per-user limits of the agent service (README "Limits"), checked before a turn writes anything. */
+export interface TurnLimits {
+  /** Refuses a message over ORACLE_MESSAGE_MAX_CHARS (413 `payload_too_large`). */
+  checkMessage(message: string): void;
+  /** Counts a turn of the user in this minute's window; over ORACLE_TURNS_PER_MINUTE, 429 `too_many_turns`. */
+  countTurn(userDid: string): Promise<void>;
+  /**
+   * Takes a run slot for the turn; with ORACLE_MAX_CONCURRENT_RUNS other sessions of the user running, 429
+   * `too_many_runs`. Free it with {@link freeRun} when the run ends (or when the turn is refused later).
+   */
+  takeRun(userDid: string, slot: RunSlot): Promise<void>;
+  freeRun(userDid: string, slot: RunSlot): Promise<void>;
+  /**
+   * Both checks of a turn at once ({@link countTurn} and {@link takeRun}: one round trip to Redis, pipelined);
+   * a slot taken for a turn the minute's count refuses is given back. The first refusal is thrown.
+   */
+  admit(userDid: string, slot: RunSlot): Promise<void>;
+  close(): void;
+}
+
+/**
+ * Counts in Redis when REDIS_URL is set (shared by every instance), in memory otherwise; while Redis does not
+ * answer, in memory (one warning per outage), as the USSD rate limiter does.
+ */
+export async function createTurnLimits(options: {
+  config: Config;
+  redis: Redis | undefined;
+  /** Prefix of the limits' Redis keys (PartContext.redisPrefix + `oracle:limits:`). */
+  redisPrefix: string;
+  logger: Logger;
+}): Promise<TurnLimits> {
+  const { config, redis, logger } = options;
+  const turns: Store = redis
+    ? new FallbackStore(
+        new HealingRedisStore({
+          prefix: `${options.redisPrefix}turns:`,
+          sendCommand: (command: string, ...args: string[]) =>
+            withTimeout(redis.call(command, ...args) as Promise<RedisReply>, 1000, `redis ${command}`),
+        }),
+        logger,
+        `${options.redisPrefix}turns:`,
+      )
+    : new MemoryStore();
+  await turns.init?.({ windowMs: WINDOW_MS } as Options);
+  const slots: RunSlots = redis
+    ? createFallbackRunSlots(createRedisRunSlots(redis, `${options.redisPrefix}runs:`), logger)
+    : createMemoryRunSlots();
+
+  const limits: TurnLimits = {
+    checkMessage(message) {
+      if (message.length > config.ORACLE_MESSAGE_MAX_CHARS) {
+        throw new OracleHttpError(
+          413,
+          'payload_too_large',
+          `The message is ${message.length} characters long; this oracle accepts at most ${config.ORACLE_MESSAGE_MAX_CHARS}.`,
+        );
+      }
+    },
+    async countTurn(userDid) {
+      const limit = config.ORACLE_TURNS_PER_MINUTE;
+      if (limit === 0) return;
+      const { totalHits, resetTime } = await turns.increment(userDid);
+      if (totalHits <= limit) return;
+      const retryAfter = Math.max(
+        1,
+        Math.ceil(((resetTime?.getTime() ?? Date.now() + WINDOW_MS) - Date.now()) / 1000),
+      );
+      throw new OracleHttpError(
+        429,
+        'too_many_turns',
+        `You sent more than ${limit} messages this minute; try again in ${retryAfter} s.`,
+        { retryAfter },
+      );
+    },
+    async takeRun(userDid, slot) {
+      const limit = config.ORACLE_MAX_CONCURRENT_RUNS;
+      if (limit === 0) return;
+      if (await slots.take(userDid, slot, limit, RUN_SLOT_TTL_MS)) return;
+      throw new OracleHttpError(
+        429,
+        'too_many_runs',
+        `You have ${limit} answers in progress; wait for one to finish (or abort it) and try again.`,
+        { retryAfter: RUNS_RETRY_AFTER_SECONDS },
+      );
+    },
+    async freeRun(userDid, slot) {
+      if (config.ORACLE_MAX_CONCURRENT_RUNS === 0) return;
+      await slots
+        .free(userDid, slot)
+        .catch((err: unknown) =>
+          logger.warn({ err }, 'limits: a run slot could not be freed (it expires by itself)'),
+        );
+    },
+    async admit(userDid, slot) {
+      const [counted, taken] = await Promise.allSettled([
+        this.countTurn(userDid),
+        this.takeRun(userDid, slot),
+      ]);
+      if (counted.status === 'rejected') {
+        if (taken.status === 'fulfilled') await this.freeRun(userDid, slot);
+        throw counted.reason;
+      }
+      if (taken.status === 'rejected') throw taken.reason;
+    },
+    close() {
+      void turns.shutdown?.();
+    },
+  };
+  return limits;
+}

@@ -1,0 +1,230 @@
+// Per-user limits of the agent service: turns per minute and turns in flight (429 with retryAfter and
+// Retry-After), message and body size (413), counted in Redis when it is configured and in this process's memory
+// while Redis does not answer, as the USSD rate limiter does.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../server/config.js';
+import { createLogger } from '../../server/logger.js';
+import { createTurnLimits, RUNS_RETRY_AFTER_SECONDS } from '../../server/oracle/limits/turn-limits.js';
+import { openRedis, waitForRedis } from '../../server/server.js';
+import { captureLogs } from '../helpers/logs.js';
+import { haveRedisServer, startPrivateRedis } from '../helpers/private-redis.js';
+import { TEST_REDIS_URL, testRedisPrefix } from '../helpers/redis.js';
+import { TEST_ENV } from '../helpers/env.js';
+import { newUser, oracleApi, type OracleUser } from '../oracle/helpers/oracle-client.js';
+import { newOracleKey, startOracleApp, type OracleApp } from '../oracle/helpers/oracle-app.js';
+
+const REDIS_SERVER = await haveRedisServer();
+
+/** Opens a stream and reads until its first event, leaving the turn running. */
+async function startLongTurn(app: OracleApp, user: OracleUser, sessionId: string) {
+  const controller = new AbortController();
+  const response = await fetch(`${app.url}/messages/${sessionId}`, {
+    method: 'POST',
+    headers: { ...user.headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ message: 'write a long story', stream: true }),
+    signal: controller.signal,
+  });
+  if (response.ok) {
+    const reader = response.body?.getReader();
+    await reader?.read();
+  }
+  return { response, stop: () => controller.abort() };
+}
+
+describe('turns per minute (ORACLE_TURNS_PER_MINUTE)', () => {
+  let app: OracleApp;
+  beforeAll(async () => {
+    app = await startOracleApp({ env: { ORACLE_TURNS_PER_MINUTE: '3' } });
+  });
+  afterAll(() => app.close());
+
+  it('the turn past the limit answers 429 too_many_turns with retryAfter and Retry-After, and writes nothing', async () => {
+    const user = await newUser(app.oracleDid);
+    const api = oracleApi(app.url, user);
+    const session = await api.createSession();
+    for (const message of ['one', 'two', 'three']) {
+      expect((await api.call('POST', `/messages/${session.sessionId}`, { message })).status).toBe(200);
+    }
+    const refused = await api.call('POST', `/messages/${session.sessionId}`, {
+      message: 'four',
+      stream: true,
+    });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(refused.body).toEqual({
+      code: 'too_many_turns',
+      message: expect.stringContaining('more than 3 messages this minute'),
+      statusCode: 429,
+      requestId: expect.any(String),
+      retryAfter: expect.any(Number),
+    });
+    expect(refused.body.retryAfter).toBeGreaterThanOrEqual(1);
+    expect(refused.body.retryAfter).toBeLessThanOrEqual(60);
+    expect(refused.headers.get('retry-after')).toBe(String(refused.body.retryAfter));
+    const history = (await api.call('GET', `/messages/${session.sessionId}`)).body.messages as unknown[];
+    expect(history).toHaveLength(6);
+    // Another user has a budget of their own.
+    const other = oracleApi(app.url, await newUser(app.oracleDid));
+    const theirs = await other.createSession();
+    expect((await other.call('POST', `/messages/${theirs.sessionId}`, { message: 'hi' })).status).toBe(200);
+  });
+});
+
+describe('turns in flight (ORACLE_MAX_CONCURRENT_RUNS)', () => {
+  let app: OracleApp;
+  beforeAll(async () => {
+    app = await startOracleApp({ env: { ORACLE_MAX_CONCURRENT_RUNS: '2', SCRIPTED_MODEL_DELAY_MS: '20' } });
+  });
+  afterAll(() => app.close());
+
+  it("a third session running at once answers 429 too_many_runs; a turn that replaces its session's own does not count twice; an ended run frees its slot", async () => {
+    const user = await newUser(app.oracleDid);
+    const api = oracleApi(app.url, user);
+    const [s1, s2, s3] = await Promise.all([api.createSession(), api.createSession(), api.createSession()]);
+    const first = await startLongTurn(app, user, s1.sessionId);
+    const second = await startLongTurn(app, user, s2.sessionId);
+    expect([first.response.status, second.response.status]).toEqual([200, 200]);
+    const third = await api.call('POST', `/messages/${s3.sessionId}`, { message: 'hello' });
+    expect(third).toMatchObject({
+      status: 429,
+      body: { code: 'too_many_runs', statusCode: 429, retryAfter: RUNS_RETRY_AFTER_SECONDS },
+    });
+    expect(third.headers.get('retry-after')).toBe(String(RUNS_RETRY_AFTER_SECONDS));
+    expect((await api.call('GET', `/messages/${s3.sessionId}`)).body.messages).toEqual([]);
+    // A new message on a running session replaces its turn: still two in flight.
+    const replacing = await startLongTurn(app, user, s1.sessionId);
+    expect(replacing.response.status).toBe(200);
+    // Aborting one frees its slot.
+    expect((await api.call('POST', '/messages/abort', { sessionId: s2.sessionId })).body.success).toBe(true);
+    await expect
+      .poll(async () => (await api.call('POST', `/messages/${s3.sessionId}`, { message: 'now?' })).status, {
+        timeout: 5000,
+      })
+      .toBe(200);
+    for (const t of [first, second, replacing]) t.stop();
+    await api.call('POST', '/messages/abort', { sessionId: s1.sessionId });
+  });
+});
+
+describe('sizes', () => {
+  let app: OracleApp;
+  beforeAll(async () => {
+    app = await startOracleApp({
+      env: { ORACLE_FEATURES: 'memory', ORACLE_MESSAGE_MAX_CHARS: '100', ORACLE_BODY_MAX_BYTES: '4096' },
+    });
+  });
+  afterAll(() => app.close());
+
+  it('a message over ORACLE_MESSAGE_MAX_CHARS and a body over ORACLE_BODY_MAX_BYTES answer 413 JSON on every route', async () => {
+    const user = await newUser(app.oracleDid);
+    const api = oracleApi(app.url, user);
+    const session = await api.createSession();
+    const long = await api.call('POST', `/messages/${session.sessionId}`, { message: 'x'.repeat(101) });
+    expect(long).toMatchObject({
+      status: 413,
+      body: { code: 'payload_too_large', statusCode: 413, message: expect.stringContaining('at most 100') },
+    });
+    expect(
+      (await api.call('POST', `/messages/${session.sessionId}`, { message: 'x'.repeat(100) })).status,
+    ).toBe(200);
+    for (const [path, body] of [
+      [`/messages/${session.sessionId}`, { message: 'ok', metadata: { pad: 'y'.repeat(5000) } }],
+      ['/memory', { content: 'y'.repeat(5000) }],
+      ['/rooms', { name: 'y'.repeat(5000) }],
+    ] as const) {
+      const r = await api.call('POST', path, body);
+      expect({ path, status: r.status, code: r.body.code }).toEqual({
+        path,
+        status: 413,
+        code: 'payload_too_large',
+      });
+    }
+    expect((await api.call('GET', `/messages/${session.sessionId}`)).body.messages).toHaveLength(2);
+  });
+});
+
+describe.runIf(TEST_REDIS_URL)('counted in Redis, shared by the instances', () => {
+  it('two instances share one budget of turns per minute and of turns in flight', async () => {
+    const redisPrefix = testRedisPrefix();
+    const env = { REDIS_URL: TEST_REDIS_URL ?? '', ORACLE_TURNS_PER_MINUTE: '3' };
+    const signingKey = await newOracleKey();
+    await using one = await startOracleApp({ env, redisPrefix, signingKey });
+    await using two = await startOracleApp({ env, redisPrefix, signingKey, db: one.db });
+    const user = await newUser(one.oracleDid);
+    const onOne = oracleApi(one.url, user);
+    const onTwo = oracleApi(two.url, user);
+    const session = await onOne.createSession();
+    const sessionTwo = await onTwo.createSession();
+    expect((await onOne.call('POST', `/messages/${session.sessionId}`, { message: 'a' })).status).toBe(200);
+    expect((await onTwo.call('POST', `/messages/${sessionTwo.sessionId}`, { message: 'b' })).status).toBe(
+      200,
+    );
+    expect((await onOne.call('POST', `/messages/${session.sessionId}`, { message: 'c' })).status).toBe(200);
+    expect((await onTwo.call('POST', `/messages/${sessionTwo.sessionId}`, { message: 'd' })).status).toBe(
+      429,
+    );
+  });
+});
+
+describe.runIf(REDIS_SERVER)('while Redis does not answer (as the USSD limiter)', () => {
+  it('each instance counts in its own memory: the limit holds, nothing fails, one warning; Redis counts again when it returns', async () => {
+    await using redisServer = await startPrivateRedis();
+    const config = loadConfig({ ...TEST_ENV, ORACLE_TURNS_PER_MINUTE: '2', ORACLE_MAX_CONCURRENT_RUNS: '1' });
+    const logs = captureLogs();
+    const redis = openRedis(redisServer.url);
+    expect(await waitForRedis(redis, 3000)).toBe(true);
+    const logger = createLogger('info', logs.stream);
+    const prefix = testRedisPrefix();
+    const one = await createTurnLimits({ config, redis, redisPrefix: prefix, logger });
+    const two = await createTurnLimits({ config, redis, redisPrefix: prefix, logger });
+    try {
+      // Shared: one count across both.
+      await one.countTurn('did:key:zUser');
+      await two.countTurn('did:key:zUser');
+      await expect(one.countTurn('did:key:zUser')).rejects.toMatchObject({
+        status: 429,
+        code: 'too_many_turns',
+      });
+      await one.takeRun('did:key:zUser', { sessionId: 's1', requestId: 'r1' });
+      await expect(two.takeRun('did:key:zUser', { sessionId: 's2', requestId: 'r2' })).rejects.toMatchObject({
+        status: 429,
+        code: 'too_many_runs',
+      });
+
+      await redisServer.kill();
+      // Down: each instance limits on its own counts, and nothing throws but the limit's own 429.
+      await one.countTurn('did:key:zOther');
+      await one.countTurn('did:key:zOther');
+      await expect(one.countTurn('did:key:zOther')).rejects.toMatchObject({ status: 429 });
+      await one.takeRun('did:key:zOther', { sessionId: 's1', requestId: 'r1' });
+      await expect(one.takeRun('did:key:zOther', { sessionId: 's2', requestId: 'r2' })).rejects.toMatchObject(
+        {
+          status: 429,
+          code: 'too_many_runs',
+        },
+      );
+      const warnings = logs.lines.filter((l) => String(l['msg']).includes('Redis does not answer'));
+      expect(warnings.length).toBeGreaterThanOrEqual(1);
+      expect(warnings.length).toBeLessThanOrEqual(2);
+
+      await redisServer.start();
+      // Once Redis answers again, counts land there (each attempt a user of its own).
+      let attempt = 0;
+      await expect
+        .poll(
+          async () => {
+            const user = `did:key:zBack${attempt++}`;
+            await one.countTurn(user);
+            return (await redis.keys(`${prefix}turns:${user}`).catch(() => [])).length;
+          },
+          { timeout: 5000, interval: 100 },
+        )
+        .toBe(1);
+      expect(logs.lines.some((l) => String(l['msg']).includes('Redis answers again'))).toBe(true);
+    } finally {
+      one.close();
+      two.close();
+      redis.disconnect();
+    }
+  });
+});
