@@ -78,7 +78,11 @@ export type OracleConfig = z.infer<typeof OracleConfig>;
 /** A chat session of one user with this oracle. */
 export const ChatSession = z.object({
   sessionId: Id,
-  title: z.string().optional(),
+  /**
+   * The title given at creation, else the session's first user message (trimmed); null before one. This
+   * server always sends it; other producers (the SDK's mocks) may leave it out.
+   */
+  title: z.string().nullable().optional(),
   createdAt: Timestamp,
   lastUpdatedAt: Timestamp,
   oracleName: z.string(),

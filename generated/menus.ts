@@ -89,6 +89,8 @@ export type MessageKey =
   | 'pinFormat'
   | 'pinMismatch'
   | 'pinWeak'
+  | 'textEmpty'
+  | 'textTooLong'
   | 'unknownCustomer'
   | 'wrongPin';
 
@@ -98,6 +100,7 @@ export type Placeholder =
   | 'customerId'
   | 'email'
   | 'language'
+  | 'maxLength'
   | 'name'
   | 'previousId';
 
@@ -114,7 +117,8 @@ export type ValidatorName =
   | 'email'
   | 'fullName'
   | 'newPin'
-  | 'pin';
+  | 'pin'
+  | 'text';
 
 /** The notices each built-in check can show. */
 export interface ValidatorNotices {
@@ -123,6 +127,7 @@ export interface ValidatorNotices {
   readonly fullName: 'invalidName';
   readonly newPin: 'pinFormat' | 'pinWeak';
   readonly pin: 'pinFormat';
+  readonly text: 'textEmpty' | 'textTooLong';
 }
 
 /** The compiled menus. */
@@ -943,6 +948,14 @@ export const menuTree: MenuTree = {
       "en": "That PIN is too easy to guess.",
       "sw": "PIN hiyo ni rahisi kukisia."
     },
+    "textEmpty": {
+      "en": "Type a few words first.",
+      "sw": "Andika maneno machache kwanza."
+    },
+    "textTooLong": {
+      "en": "Use at most {maxLength} characters.",
+      "sw": "Tumia herufi {maxLength} au chache."
+    },
     "unknownCustomer": {
       "en": "No account has that customer ID.",
       "sw": "Hakuna akaunti yenye nambari hiyo."
@@ -957,6 +970,7 @@ export const menuTree: MenuTree = {
     "customerId": 9,
     "email": 60,
     "language": 9,
+    "maxLength": 3,
     "name": 60,
     "previousId": 9
   },
@@ -1003,6 +1017,10 @@ export const menuTree: MenuTree = {
     ],
     "pin": [
       "pinFormat"
+    ],
+    "text": [
+      "textEmpty",
+      "textTooLong"
     ]
   }
 };

@@ -8,6 +8,8 @@ import { REPO_ROOT } from './lib/repo-root.js';
  * `npm run generate`: contracts/, menus/ and contracts/proto/ in, generated/ out (cleaned first).
  * `npm run generate -- --check`: regenerates into a temporary directory and fails, with a diff and the
  * command to run, when the committed generated/ differs. `--against DIR` compares with another directory.
+ * `npm run generate -- --stubs`: also writes a typed, registered handler stub (server/ussd/actions/) for
+ * every action the menus name that has none.
  */
 async function main(): Promise<void> {
   const check = process.argv.includes('--check');
@@ -15,7 +17,7 @@ async function main(): Promise<void> {
   const against = againstIndex > 0 ? process.argv[againstIndex + 1] : undefined;
   const committed = against === undefined ? path.join(REPO_ROOT, 'generated') : path.resolve(against);
   if (!check) {
-    const files = await generateInto(committed);
+    const files = await generateInto(committed, undefined, { writeStubs: process.argv.includes('--stubs') });
     console.log(`generated/ written (${files.length} files)`);
     return;
   }

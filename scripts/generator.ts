@@ -13,10 +13,15 @@ import { menusStep } from './menus/generate-menus.js';
 export const GENERATOR_STEPS: readonly GeneratorStep[] = [openApiStep, protoStep, menusStep];
 
 /** Cleans `outDir` and runs every step into it; returns the files written. */
-export async function generateInto(outDir: string, root = REPO_ROOT): Promise<string[]> {
+export async function generateInto(
+  outDir: string,
+  root = REPO_ROOT,
+  options: { writeStubs?: boolean } = {},
+): Promise<string[]> {
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
-  for (const step of GENERATOR_STEPS) await step.run({ root, outDir });
+  for (const step of GENERATOR_STEPS)
+    await step.run({ root, outDir, writeStubs: options.writeStubs === true });
   return listFiles(outDir);
 }
 

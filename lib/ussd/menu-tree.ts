@@ -50,6 +50,8 @@ export interface CompiledInput {
   readonly kind: 'input';
   readonly prompt: Translated;
   readonly validate?: string;
+  /** The longest answer `validate: text` accepts, in characters. */
+  readonly maxLength?: number;
   /** Shows `00. Skip`; skipping gives the action no value. */
   readonly optional: boolean;
   /** Kept only as a salted hash, to compare a confirmation with. */

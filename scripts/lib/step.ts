@@ -4,6 +4,8 @@ export interface StepContext {
   readonly root: string;
   /** The output directory, `generated/` or a temporary one; it exists and the step owns its files in it. */
   readonly outDir: string;
+  /** `npm run generate -- --stubs`: write a typed stub for each action the menus name without a handler. */
+  readonly writeStubs?: boolean;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { didYouMean } from './did-you-mean.js';
 import type { MenuModel } from './load-model.js';
 import type { MenuErrors } from './menu-errors.js';
 import { bracesBalanced, placeholdersIn } from './placeholders.js';
@@ -14,7 +15,8 @@ export function checkPlaceholders(model: MenuModel, errors: MenuErrors): void {
         if (!model.placeholders.has(name)) {
           errors.atField(
             at,
-            `placeholder {${name}} is not declared under placeholders: (with its longest length)`,
+            `placeholder {${name}} is not declared under placeholders: (with its longest length)` +
+              didYouMean(name, model.placeholders.keys()),
           );
         }
       }

@@ -116,7 +116,7 @@ export function shortestTexts(tree: MenuTree, lang: string): Map<string, Way> {
  * applies to the whole text of a session, so a flow whose shortest text is longer can never be finished.
  * Reports each node whose shortest text from the dial is longer, in the language where it is longest.
  */
-export function checkTextLength(tree: MenuTree, model: MenuModel, errors: MenuErrors): void {
+export function checkTextLength(tree: MenuTree, model: MenuModel, errors: MenuErrors, note?: string): void {
   const worst = new Map<string, { lang: string; way: Way }>();
   for (const lang of model.languages) {
     for (const [node, way] of shortestTexts(tree, lang)) {
@@ -132,6 +132,23 @@ export function checkTextLength(tree: MenuTree, model: MenuModel, errors: MenuEr
       `the shortest text that reaches it from the dial is ${way.length} characters in ${lang} ` +
         `(limit ${USSD_TEXT_MAX} for the accumulated text), e.g. "${way.inputs.join('*')}"; ` +
         'shorten the way to it',
+      note,
+    );
+  }
+  // A free-text answer of maxLength characters must still fit: the text that reaches the input, `*`, the answer.
+  for (const [id, { lang, way }] of worst) {
+    const node = tree.nodes[id];
+    const located = model.nodes.get(id);
+    if (node?.kind !== 'input' || node.maxLength === undefined || located === undefined) continue;
+    if (way.length > USSD_TEXT_MAX) continue; // reported above
+    const room = USSD_TEXT_MAX - way.length - (way.inputs.length === 0 ? 0 : 1);
+    if (node.maxLength <= room) continue;
+    errors.at(
+      { file: located.loc.file, path: [...located.loc.path, 'maxLength'] },
+      `an answer of ${node.maxLength} characters cannot be sent: the shortest text that reaches this input ` +
+        `is already ${way.length} characters in ${lang} (e.g. "${way.inputs.join('*')}"), so at most ${room} ` +
+        `fit in the accumulated text's ${USSD_TEXT_MAX}; set maxLength to ${room} or less`,
+      note,
     );
   }
 }

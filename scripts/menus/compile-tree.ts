@@ -109,6 +109,7 @@ export function compileTree(model: MenuModel, errors: MenuErrors): CompiledMenus
           kind: 'input',
           prompt: node.prompt,
           validate: node.validate,
+          maxLength: node.maxLength,
           optional: node.optional,
           secret: node.secret,
           save: node.save,

@@ -37,7 +37,24 @@ function translated(languages: readonly string[]): z.ZodType<Record<string, stri
     );
 }
 
-function buildSchema(languages: readonly string[]) {
+/** The fields each kind of node (and an option) may have: what an unknown field is compared with. */
+export const NODE_FIELDS = {
+  menu: ['type', 'title', 'options', 'back'],
+  info: ['type', 'text', 'back'],
+  input: ['type', 'prompt', 'validate', 'maxLength', 'optional', 'secret', 'save', 'action', 'next', 'back'],
+  action: ['type', 'action', 'next'],
+  end: ['type', 'text'],
+  option: ['key', 'label', 'next', 'action', 'value', 'when'],
+  file: ['languages', 'placeholders', 'system', 'notices', 'nodes'],
+} as const;
+
+/** The node types, as `type:` names them. */
+export const NODE_TYPES = ['menu', 'info', 'input', 'action', 'end'] as const;
+
+/** The longest answer a `validate: text` input may allow (a reply's text is at most 182 characters). */
+export const TEXT_MAX_LENGTH = 160;
+
+function buildNodeSchema(languages: readonly string[]) {
   const text = translated(languages);
   const targets = z.union([name, z.array(name).min(1)], {
     errorMap: () => ({ message: 'next is a node id, or (after an action) a list of node ids' }),
@@ -55,7 +72,7 @@ function buildSchema(languages: readonly string[]) {
       when: z.enum(['authenticated', 'anonymous']).optional(),
     })
     .strict();
-  const node = z.discriminatedUnion(
+  return z.discriminatedUnion(
     'type',
     [
       z
@@ -72,6 +89,12 @@ function buildSchema(languages: readonly string[]) {
           type: z.literal('input'),
           prompt: text,
           validate: z.enum(VALIDATOR_NAMES).optional(),
+          maxLength: z
+            .number({ invalid_type_error: 'maxLength is a number of characters' })
+            .int()
+            .min(1)
+            .max(TEXT_MAX_LENGTH)
+            .optional(),
           optional: z.boolean().default(false),
           secret: z.boolean().default(false),
           save: name.optional(),
@@ -83,38 +106,55 @@ function buildSchema(languages: readonly string[]) {
       z.object({ type: z.literal('action'), action: name, next: targets }).strict(),
       z.object({ type: z.literal('end'), text }).strict(),
     ],
-    { errorMap: () => ({ message: 'type must be one of menu, info, input, action, end' }) },
+    { errorMap: () => ({ message: `type must be one of ${NODE_TYPES.join(', ')}` }) },
   );
-  return z
-    .object({
-      languages: LanguagesSection.optional(),
-      placeholders: z
-        .record(
-          name,
-          z.number({ invalid_type_error: 'give the longest length, a number' }).int().min(1).max(182),
-        )
-        .optional(),
-      system: z
-        .object({ goodbye: text, invalidChoice: text, back: text, more: text, exit: text, skip: text })
-        .strict()
-        .optional(),
-      notices: z.record(name, text).optional(),
-      nodes: z.record(name, node).optional(),
-    })
-    .strict();
 }
 
-/** The content of one menu file once validated. */
-export type MenuFile = z.infer<ReturnType<typeof buildSchema>>;
-
-/** Validates the content of one menu file against the schema, for the languages the menus declare. */
-export function validateMenuFile(
-  raw: unknown,
-  languages: readonly string[],
-): z.SafeParseReturnType<unknown, MenuFile> {
-  return buildSchema(languages).safeParse(raw);
+function buildSchema(languages: readonly string[]) {
+  const text = translated(languages);
+  return {
+    /** The file's sections; each node and notice is checked on its own (so one bad node hides no other). */
+    file: z
+      .object({
+        languages: LanguagesSection.optional(),
+        placeholders: z
+          .record(
+            name,
+            z.number({ invalid_type_error: 'give the longest length, a number' }).int().min(1).max(182),
+          )
+          .optional(),
+        system: z
+          .object({ goodbye: text, invalidChoice: text, back: text, more: text, exit: text, skip: text })
+          .strict()
+          .optional(),
+        notices: z.record(name, z.unknown()).optional(),
+        nodes: z.record(name, z.unknown()).optional(),
+      })
+      .strict(),
+    notice: text,
+    node: buildNodeSchema(languages),
+  };
 }
-export type ParsedNode = NonNullable<MenuFile['nodes']>[string];
+
+/** The sections of one menu file once validated; its notices and nodes are validated one by one. */
+export type MenuFile = z.infer<ReturnType<typeof buildSchema>['file']>;
+export type ParsedNode = z.infer<ReturnType<typeof buildNodeSchema>>;
+
+/** The validators of a file, its notices and its nodes, for the languages the menus declare. */
+export interface MenuSchemas {
+  file(raw: unknown): z.SafeParseReturnType<unknown, MenuFile>;
+  notice(raw: unknown): z.SafeParseReturnType<unknown, Translated>;
+  node(raw: unknown): z.SafeParseReturnType<unknown, ParsedNode>;
+}
+
+export function menuSchemas(languages: readonly string[]): MenuSchemas {
+  const schema = buildSchema(languages);
+  return {
+    file: (raw) => schema.file.safeParse(raw),
+    notice: (raw) => schema.notice.safeParse(raw),
+    node: (raw) => schema.node.safeParse(raw),
+  };
+}
 export type ParsedOption = Extract<ParsedNode, { type: 'menu' }>['options'][number];
 export type Translated = Record<string, string>;
 export type SystemTexts = NonNullable<MenuFile['system']>;

@@ -1,12 +1,17 @@
 import type { ZodIssue } from 'zod';
 import {
   LanguagesSection,
-  validateMenuFile,
+  menuSchemas,
+  NODE_FIELDS,
+  NODE_TYPES,
   type ParsedNode,
   type SystemTexts,
   type Translated,
 } from './file-schema.js';
-import type { Location, YamlPath } from './locate.js';
+import { didYouMean } from './did-you-mean.js';
+import { VALIDATOR_NAMES } from './validators.js';
+import { isScalar } from 'yaml';
+import { nodeAt, type Location, type YamlPath } from './locate.js';
 import { describePath, type MenuErrors } from './menu-errors.js';
 import type { SourceFile } from './source-files.js';
 
@@ -25,13 +30,23 @@ export interface MenuModel {
   system: Located<SystemTexts>;
   notices: Map<string, Located<Translated>>;
   nodes: Map<string, Located<ParsedNode>>;
+  /**
+   * Nodes (and notices) that are declared but could not be read (their problems are reported): other
+   * checks treat them as existing, and what only they could reach as a consequence of their problem.
+   */
+  broken: Map<string, Located<unknown>>;
+  brokenNotices: Set<string>;
+  /** A file could not be read or has a section that is wrong: some nodes may be missing altogether. */
+  incomplete: Located<unknown> | undefined;
 }
 
 type Section = 'placeholders' | 'notices' | 'nodes';
 
 /**
- * Validates every file and merges them. Returns undefined when anything failed (the problems are in
- * `errors`): later checks need a complete model.
+ * Validates every file and merges them, each node and notice on its own: a node that cannot be read is
+ * reported and kept in `broken`, and the others are still checked. Returns undefined (the problems are in
+ * `errors`) only when nothing further can be checked: a file YAML cannot read, no languages or no system
+ * texts.
  */
 export function loadModel(files: readonly SourceFile[], errors: MenuErrors): MenuModel | undefined {
   const before = errors.count;
@@ -46,14 +61,7 @@ export function loadModel(files: readonly SourceFile[], errors: MenuErrors): Men
   const raw = files.map((file) => ({ file, data: (file.doc.toJS() ?? {}) as unknown }));
   const languages = findLanguages(raw, errors);
   if (!languages) return undefined;
-
-  const parsed = raw.flatMap(({ file, data }) => {
-    const result = validateMenuFile(data, Object.keys(languages.value));
-    if (result.success) return [{ file, content: result.data }];
-    for (const issue of result.error.issues) reportIssue(file, issue, errors);
-    return [];
-  });
-  if (errors.count > before) return undefined;
+  const schemas = menuSchemas(Object.keys(languages.value));
 
   const model: Omit<MenuModel, 'system'> & { system: Located<SystemTexts> | undefined } = {
     languages: Object.keys(languages.value),
@@ -62,8 +70,18 @@ export function loadModel(files: readonly SourceFile[], errors: MenuErrors): Men
     system: undefined,
     notices: new Map(),
     nodes: new Map(),
+    broken: new Map(),
+    brokenNotices: new Set(),
+    incomplete: undefined,
   };
-  for (const { file, content } of parsed) {
+  for (const { file, data } of raw) {
+    const result = schemas.file(data);
+    if (!result.success) {
+      for (const issue of result.error.issues) reportIssue(file, issue, errors, NODE_FIELDS.file);
+      model.incomplete ??= { value: data, loc: { file, path: [] } };
+      continue;
+    }
+    const content = result.data;
     if (content.system) {
       if (model.system)
         errors.at(
@@ -73,12 +91,43 @@ export function loadModel(files: readonly SourceFile[], errors: MenuErrors): Men
       else model.system = { value: content.system, loc: { file, path: ['system'] } };
     }
     merge(model.placeholders, 'placeholders', content.placeholders, file, errors);
-    merge(model.notices, 'notices', content.notices, file, errors);
-    merge(model.nodes, 'nodes', content.nodes, file, errors);
+    for (const [key, value] of Object.entries(content.notices ?? {})) {
+      const notice = schemas.notice(value);
+      if (notice.success) merge(model.notices, 'notices', { [key]: notice.data }, file, errors);
+      else {
+        model.brokenNotices.add(key);
+        for (const issue of notice.error.issues)
+          reportIssue(file, { ...issue, path: ['notices', key, ...issue.path] }, errors, []);
+      }
+    }
+    for (const [id, value] of Object.entries(content.nodes ?? {})) {
+      const node = schemas.node(value);
+      if (node.success) {
+        if (model.broken.has(id))
+          errors.at({ file, path: ['nodes', id] }, `already declared in ${where(model.broken.get(id)!.loc)}`);
+        else merge(model.nodes, 'nodes', { [id]: node.data }, file, errors);
+        continue;
+      }
+      const loc = { file, path: ['nodes', id] };
+      const existing = model.nodes.get(id) ?? model.broken.get(id);
+      if (existing) errors.at(loc, `already declared in ${where(existing.loc)}`);
+      else model.broken.set(id, { value, loc });
+      const fields = fieldsOf(value);
+      for (const issue of node.error.issues)
+        reportIssue(file, { ...issue, path: ['nodes', id, ...issue.path] }, errors, fields(issue.path));
+    }
   }
   if (!model.system) errors.general(files[0]?.name ?? 'menus', 'no file declares the "system" texts');
-  if (errors.count > before || !model.system) return undefined;
+  if (!model.system) return undefined;
   return { ...model, system: model.system };
+}
+
+/** The fields allowed where an issue's path points inside a node (for "did you mean" on an unknown one). */
+function fieldsOf(node: unknown): (path: readonly (string | number)[]) => readonly string[] {
+  const type = (node as { type?: unknown } | null)?.type;
+  const own =
+    typeof type === 'string' && type in NODE_FIELDS ? NODE_FIELDS[type as keyof typeof NODE_FIELDS] : [];
+  return (path) => (path[0] === 'options' && typeof path[1] === 'number' ? NODE_FIELDS.option : own);
 }
 
 function findLanguages(
@@ -91,7 +140,7 @@ function findLanguages(
     const result = LanguagesSection.safeParse(data.languages);
     if (!result.success) {
       for (const issue of result.error.issues)
-        reportIssue(file, { ...issue, path: ['languages', ...issue.path] }, errors);
+        reportIssue(file, { ...issue, path: ['languages', ...issue.path] }, errors, []);
       continue;
     }
     found.push({ value: result.data, loc: { file, path: ['languages'] } });
@@ -128,16 +177,25 @@ function where(loc: Location): string {
   return loc.file.name;
 }
 
-function reportIssue(file: SourceFile, issue: ZodIssue, errors: MenuErrors): void {
+function reportIssue(file: SourceFile, issue: ZodIssue, errors: MenuErrors, fields: readonly string[]): void {
   const { field } = describePath(issue.path);
   let path: YamlPath = issue.path;
   let message = issue.message;
   if (issue.code === 'unrecognized_keys') {
     // Point at the first unknown key's line; name the object it is in.
     path = [...issue.path, issue.keys[0] ?? ''];
-    message = `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+    message = `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys
+      .map((k) => `"${k}"${didYouMean(k, fields)}`)
+      .join(', ')}`;
   } else if (issue.code === 'invalid_type' && issue.received === 'undefined') {
     message = 'required';
+  } else if (issue.code === 'invalid_union_discriminator') {
+    if (issue.path.at(-1) !== 'type') path = [...issue.path, 'type'];
+    const written = nodeAt({ file, path });
+    const type = isScalar(written) ? String(written.value) : '';
+    message = `${message}${didYouMean(type, NODE_TYPES)}`;
+  } else if (issue.code === 'invalid_enum_value' && issue.path.at(-1) === 'validate') {
+    message = `unknown check "${String(issue.received)}" (known: ${VALIDATOR_NAMES.join(', ')})${didYouMean(String(issue.received), VALIDATOR_NAMES)}`;
   }
-  errors.at({ file, path }, field ? `${field}: ${message}` : message);
+  errors.at({ file, path }, field && !path.includes('type') ? `${field}: ${message}` : message);
 }

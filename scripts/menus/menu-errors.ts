@@ -6,6 +6,8 @@ export interface MenuProblem {
   file: string;
   line: number;
   message: string;
+  /** Set when the problem follows from another one: says which (`a consequence of menus/x.yaml:12`). */
+  note?: string;
 }
 
 const SECTION_SUBJECT: Record<string, string> = {
@@ -39,13 +41,17 @@ function fieldName(path: YamlPath): string {
 export class MenuErrors {
   readonly problems: MenuProblem[] = [];
 
-  /** A problem about what is at `loc`, described as `<file>:<line> <subject>: <message>`. */
-  at(loc: Location, message: string): void {
+  /**
+   * A problem about what is at `loc`, described as `<file>:<line> <subject>: <message>`; `note` (for a
+   * problem that follows from another) is printed after it in parentheses.
+   */
+  at(loc: Location, message: string, note?: string): void {
     const { subject } = describePath(loc.path);
     this.problems.push({
       file: loc.file.name,
       line: lineOf(loc),
       message: subject === undefined ? message : `${subject}: ${message}`,
+      ...(note === undefined ? {} : { note }),
     });
   }
 
@@ -69,6 +75,11 @@ export class MenuErrors {
     return this.problems.length;
   }
 
+  /** Problems that stand on their own (not a consequence of another). */
+  get causes(): number {
+    return this.problems.filter((p) => p.note === undefined).length;
+  }
+
   /** Throws one Error listing every problem, one per line, sorted by file and line. */
   throwIfAny(): void {
     if (this.problems.length === 0) return;
@@ -77,7 +88,15 @@ export class MenuErrors {
         (a, b) =>
           compareCodeUnits(a.file, b.file) || a.line - b.line || compareCodeUnits(a.message, b.message),
       )
-      .map((p) => (p.line > 0 ? `${p.file}:${p.line} ${p.message}` : `${p.file}: ${p.message}`));
+      .map((p) => {
+        const text = p.note === undefined ? p.message : `${p.message} (${p.note})`;
+        return p.line > 0 ? `${p.file}:${p.line} ${text}` : `${p.file}: ${text}`;
+      });
     throw new Error([...new Set(lines)].join('\n'));
   }
+}
+
+/** `file:line` of a location, as problems print it: how a consequence names its cause. */
+export function placeOf(loc: Location): string {
+  return `${loc.file.name}:${lineOf(loc)}`;
 }

@@ -14,6 +14,11 @@ export const VALIDATORS = {
   newPin: ['pinFormat', 'pinWeak'],
   /** `C` followed by 8 letters or digits. */
   customerId: ['invalidCustomerId'],
+  /**
+   * Free text of at most the input's `maxLength:` characters (spaces squeezed, trimmed); blank is refused.
+   * `textTooLong` may name the limit as `{maxLength}`.
+   */
+  text: ['textEmpty', 'textTooLong'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type ValidatorName = keyof typeof VALIDATORS;
@@ -31,4 +36,5 @@ export const VALIDATOR_SHORTEST: Readonly<Record<ValidatorName, string>> = {
   pin: '13579',
   newPin: '13579',
   customerId: 'C12345678',
+  text: 'x',
 };

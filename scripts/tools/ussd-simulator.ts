@@ -1,11 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { menuTree } from '../../generated/menus.js';
+import { menuTexts } from './lib/ussd-flows/coverage.js';
+import { writeFlow, type FlowFile } from './lib/ussd-flows/flow-file.js';
+import { freshName, idLikeWords, newIds, templateOf } from './lib/ussd-flows/flow-template.js';
+import { finishAt, nextInput, type WalkGoal, type WalkValues } from './lib/ussd-flows/walk.js';
 
 const DEFAULT_URL = 'http://localhost:3000';
+const NEW_ACCOUNT = { name: 'Simulator User', pin: '13579' };
 
 const USAGE = `Usage: npm run ussd -- [--url ${DEFAULT_URL}] [--phone +254712345678] [--code *384*123#]
-                      [--session <id>] [--form]
+                      [--session <id>] [--form] [--login [C12345678:24680]] [--lang sw]
+                      [--record test/flows/<name>.yaml [--description "what it shows"]]
 
 A terminal phone for a running USSD gateway. It talks to the server over HTTP exactly as a telecom
 gateway does: it dials, then sends each line you type as the next input, accumulating the text with *,
@@ -14,15 +21,32 @@ and prints every screen. It stops on an END reply. Lines can also be piped in:
 
   --url      the gateway's base URL (default ${DEFAULT_URL}); start one first with: npm start
   --form     post form-encoded bodies, as Africa's Talking does (default JSON)
+  --login    start logged in: with C…:PIN as that account; alone, as a new account of this phone
+             (${NEW_ACCOUNT.name}, PIN ${NEW_ACCOUNT.pin}), created through the menus in a session of its own
+  --lang     switch to this language first (it is the account's, so it needs --login)
+  --record   write the session as a recorded flow (format: menus/README.md), customer IDs as {placeholders};
+             check it with: npm run test:flows
+  --login and --lang type their way through the menus and ask the operator endpoint
+  /api/ussd/debug where the session is (loopback, or OPERATOR_TOKEN in the environment).
   Commands:  /redial  start a new session    /quit  leave`;
 
+/** `--login` with no value means a new account: parseArgs needs a value, so one is given here. */
+const argv = process.argv.slice(2).flatMap((arg, i, all) => {
+  const next = all[i + 1];
+  return arg === '--login' && (next === undefined || next.startsWith('--')) ? [arg, 'new'] : [arg];
+});
 const { values: opts } = parseArgs({
+  args: argv,
   options: {
     url: { type: 'string' },
     phone: { type: 'string', default: '+254712345678' },
     code: { type: 'string', default: '*384*123#' },
     session: { type: 'string' },
     form: { type: 'boolean', default: false },
+    login: { type: 'string' },
+    lang: { type: 'string' },
+    record: { type: 'string' },
+    description: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -31,21 +55,35 @@ if (opts.help) {
   process.exit(0);
 }
 
-// The simulator is a client only: it never opens the database (./data/pglite) or any server code.
+// The simulator is a client only: it never opens the database (./data/pglite) or any server code. It reads
+// the compiled menus (generated/menus.ts) only to find its way for --login and --lang.
 const baseUrl = opts.url ?? DEFAULT_URL;
 
 /** Thrown when nothing answers at the URL: the user is told how to start a server. */
 class NoServerError extends Error {
   override name = 'NoServerError';
 }
+class UsageError extends Error {
+  override name = 'UsageError';
+}
 
-const newSessionId = (): string => opts.session ?? `sim-${randomBytes(4).toString('hex')}`;
-let sessionId = newSessionId();
-let inputs: string[] = [];
+const newSessionId = (): string => `sim-${randomBytes(4).toString('hex')}`;
 
-/** Posts the accumulated text; returns the reply, or throws on anything but HTTP 200. */
-async function send(): Promise<string> {
-  const fields = { sessionId, serviceCode: opts.code, phoneNumber: opts.phone, text: inputs.join('*') };
+/** One session on the phone: its id, the inputs so far, and its label in a recorded flow. */
+interface Session {
+  id: string;
+  inputs: string[];
+  label: string;
+}
+
+/** Posts a session's accumulated text; returns the reply, or throws on anything but HTTP 200. */
+async function post(session: Session): Promise<string> {
+  const fields = {
+    sessionId: session.id,
+    serviceCode: opts.code,
+    phoneNumber: opts.phone,
+    text: session.inputs.join('*'),
+  };
   let res: Response;
   try {
     res = await fetch(new URL('/api/ussd', baseUrl), {
@@ -75,6 +113,23 @@ async function send(): Promise<string> {
   return text;
 }
 
+/** Where a session is, from the operator endpoint (spec A3). */
+async function whereIs(session: Session): Promise<{ state: string; isAuthenticated: boolean }> {
+  const token = process.env['OPERATOR_TOKEN'];
+  const res = await fetch(new URL(`/api/ussd/debug/${encodeURIComponent(session.id)}`, baseUrl), {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    signal: AbortSignal.timeout(10_000),
+  });
+  if (res.status !== 200) {
+    throw new Error(
+      `--login and --lang ask ${baseUrl}/api/ussd/debug where the session is, which answered ${res.status}: ` +
+        'run the simulator on the server’s machine, or set OPERATOR_TOKEN as the server has it',
+    );
+  }
+  const body = (await res.json()) as { debugInfo: { state: string; context: { isAuthenticated: boolean } } };
+  return { state: body.debugInfo.state, isAuthenticated: body.debugInfo.context.isAuthenticated };
+}
+
 /** Prints a reply as a phone screen; returns true when the session ended. */
 function show(reply: string): boolean {
   const kind = reply.slice(0, 3);
@@ -84,14 +139,139 @@ function show(reply: string): boolean {
   return kind !== 'CON';
 }
 
+// --- recording -----------------------------------------------------------------------------------------
+
+const notIds = idLikeWords(menuTexts(menuTree));
+const recorded: { session: string; text: string; reply: string }[] = [];
+const accounts: FlowFile['accounts'] = [];
+const vars = new Map<string, string>();
+
+/** Sends the session's text, prints the reply (and the input, when piped or automatic), and records it. */
+async function send(session: Session, echo: string | undefined): Promise<{ reply: string; ended: boolean }> {
+  if (echo !== undefined) console.log(`> ${echo}`);
+  const reply = await post(session);
+  if (opts.record !== undefined)
+    recorded.push({ session: session.label, text: session.inputs.join('*'), reply });
+  return { reply, ended: show(reply) };
+}
+
+async function writeRecording(file: string): Promise<void> {
+  const steps = recorded.map(({ session, text, reply }) => {
+    for (const id of newIds(reply, vars, notIds)) vars.set(freshName(new Set(vars.keys())), id);
+    return { session, phone: 'caller', text: templateOf(text, vars), expect: templateOf(reply, vars) };
+  });
+  if (steps.length === 0) return;
+  await writeFlow(file, {
+    description: opts.description ?? 'Recorded with npm run ussd -- --record (say here what it shows)',
+    accounts,
+    steps,
+  });
+  console.log(`Recorded ${steps.length} steps in ${file}; check them with: npm run test:flows`);
+}
+
+// --- --login and --lang ----------------------------------------------------------------------------------
+
+/** Types the inputs the menus need to reach `goal`, asking the gateway where the session is after each. */
+async function walk(session: Session, goal: WalkGoal, values: WalkValues, quiet: boolean): Promise<string> {
+  let reply = '';
+  const avoid = new Set<string>();
+  for (let i = 0; i < 20; i++) {
+    const { state, isAuthenticated } = await whereIs(session);
+    // "Use account C…" of a phone bound to another account would log in to that one.
+    if (values.customerId !== undefined && !reply.includes(values.customerId)) avoid.add('useBoundAccount');
+    else avoid.delete('useBoundAccount');
+    const last = finishAt(menuTree, state, goal, values);
+    const input = last ?? nextInput(menuTree, state, isAuthenticated, goal, values, avoid);
+    if (input === undefined)
+      throw new UsageError(`the menus have no way from ${state} to ${JSON.stringify(goal)}`);
+    session.inputs.push(input);
+    if (quiet) reply = await post(session);
+    else {
+      const sent = await send(session, input);
+      reply = sent.reply;
+      if (sent.ended) throw new Error('the session ended on the way');
+    }
+    if (last !== undefined) return reply;
+  }
+  throw new Error(`no way to ${JSON.stringify(goal)} in 20 inputs`);
+}
+
+/** Creates an account of this phone through the menus, in a session of its own; returns its customer ID. */
+async function createAccount(): Promise<string> {
+  const setup: Session = { id: newSessionId(), inputs: [], label: 'setup' };
+  await post(setup);
+  const reply = await walk(
+    setup,
+    { kind: 'input-action', action: 'createAccount' },
+    { fullName: NEW_ACCOUNT.name, pin: NEW_ACCOUNT.pin },
+    true,
+  );
+  const id = newIds(reply, new Map(), notIds)[0];
+  if (id === undefined) throw new Error(`no customer ID in the reply to the new account: ${reply}`);
+  setup.inputs.push('');
+  await post(setup); // `*`: ends the setup session
+  console.log(`Created account ${id} (${NEW_ACCOUNT.name}, PIN ${NEW_ACCOUNT.pin}) for ${opts.phone}`);
+  return id;
+}
+
+/** Logs the session in (as --login says) and switches its language (--lang). */
+async function prepare(session: Session): Promise<void> {
+  if (opts.lang !== undefined && opts.login === undefined)
+    throw new UsageError('--lang needs --login: the language is the account’s (Services → Language)');
+  if (opts.lang !== undefined && !(opts.lang in menuTree.languages))
+    throw new UsageError(
+      `--lang ${opts.lang}: the menus are in ${Object.keys(menuTree.languages).join(', ')}`,
+    );
+  if (opts.login === undefined) return;
+  let customerId: string;
+  let pin: string;
+  if (opts.login === 'new') {
+    customerId = await createAccount();
+    pin = NEW_ACCOUNT.pin;
+    vars.set('me', customerId);
+    accounts.push({ ref: 'me', name: NEW_ACCOUNT.name, pin, phone: 'caller' });
+  } else {
+    const match = /^(C[0-9A-Za-z]{8}):(\d{5})$/.exec(opts.login);
+    if (!match)
+      throw new UsageError(
+        '--login takes C12345678:24680 (customer ID and PIN), or nothing for a new account',
+      );
+    if (opts.record !== undefined)
+      throw new UsageError(
+        'a recorded flow must run on an empty database: use --login alone (a new account) with --record',
+      );
+    customerId = (match[1] ?? '').toUpperCase();
+    pin = match[2] ?? '';
+  }
+  await walk(
+    session,
+    { kind: 'input-action', action: 'verifyPin' },
+    { fullName: NEW_ACCOUNT.name, pin, customerId },
+    false,
+  );
+  if (!(await whereIs(session)).isAuthenticated) throw new Error(`could not log in as ${customerId}`);
+  if (opts.lang !== undefined)
+    await walk(
+      session,
+      { kind: 'option', action: 'setLanguage', value: opts.lang },
+      { fullName: NEW_ACCOUNT.name, pin },
+      false,
+    );
+}
+
+// --- the phone ------------------------------------------------------------------------------------------
+
 const interactive = process.stdin.isTTY;
 const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
 // Created before the first await, so piped lines that arrive while the dial is in flight are not lost.
 const lines = rl[Symbol.asyncIterator]();
 let exitCode = 0;
+let redials = 0;
 try {
-  console.log(`Dialling ${opts.code} from ${opts.phone} (session ${sessionId}) at ${baseUrl}`);
-  let ended = show(await send());
+  const session: Session = { id: opts.session ?? newSessionId(), inputs: [], label: 'main' };
+  console.log(`Dialling ${opts.code} from ${opts.phone} (session ${session.id}) at ${baseUrl}`);
+  let ended = (await send(session, undefined)).ended;
+  if (!ended) await prepare(session);
   while (!ended) {
     if (interactive) rl.prompt();
     const next = await lines.next();
@@ -99,13 +279,14 @@ try {
     const line = next.value.trim();
     if (line === '/quit') break;
     if (line === '/redial') {
-      sessionId = newSessionId();
-      inputs = [];
-      ended = show(await send());
+      redials++;
+      session.id = newSessionId();
+      session.inputs = [];
+      session.label = redials === 1 ? 'again' : `again${redials}`;
+      ended = (await send(session, undefined)).ended;
     } else if (line !== '') {
-      if (!interactive) console.log(`> ${line}`);
-      inputs.push(line);
-      ended = show(await send());
+      session.inputs.push(line);
+      ended = (await send(session, interactive ? undefined : line)).ended;
     }
   }
   console.log(ended ? '(session ended)' : '(input ended; the session stays open until it expires)');
@@ -115,4 +296,5 @@ try {
 } finally {
   rl.close();
 }
+if (opts.record !== undefined) await writeRecording(opts.record);
 process.exit(exitCode);

@@ -11,6 +11,8 @@ import { createValueSealer } from './crypto/value-sealer.js';
 import { createUssdEngine } from './engine/engine.js';
 import type { UssdEngine } from './engine/types.js';
 import { createUssdGateway } from './gateway.js';
+import { createSimulatorRouter } from './simulator/simulator-router.js';
+import { Router } from 'express';
 
 /** What a caller (a test) may choose when building the part; production uses the defaults. */
 export interface UssdPartOptions {
@@ -53,8 +55,13 @@ export function createUssdPart(ctx: PartContext, options: UssdPartOptions = {}):
       engine,
       sealer: createValueSealer(keyring, 'ussd-sessions'),
     });
+    // The phone simulator page (/ussd/simulator) beside the gateway's routes.
+    const router = Router();
+    router.use(createSimulatorRouter(ctx.config, menuTree));
+    router.use(gateway.router);
     return {
       ...gateway,
+      router,
       accounts,
       engine,
       async close() {

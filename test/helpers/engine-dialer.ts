@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { menuTree, type MenuTree } from '../../generated/menus.js';
+import type { MenuTree } from '../../generated/menus.js';
 import { createLogger, type Logger } from '../../server/logger.js';
 import type { AccountService } from '../../server/ussd/accounts/accounts.js';
 import { actionHandlers } from '../../server/ussd/actions/index.js';
@@ -9,12 +9,14 @@ import type { AnyActionHandler } from '../../server/ussd/engine/action-types.js'
 import type { UssdEngine, UssdSession } from '../../server/ussd/engine/types.js';
 import { createUssdEngine } from '../../server/ussd/engine/engine.js';
 import { TEST_SCRYPT_LOG2N } from './env.js';
+import { ENGINE_MENUS } from './fixture-menus.js';
 import { createInMemoryAccountService, type InMemoryAccountService } from './in-memory-account-service.js';
 
 export const TEST_PHONE = '+254700000001';
 
 /**
- * The menu engine as tests build it: the generated menus and their handlers unless a test gives others,
+ * The menu engine as tests build it: the engine's fixture menus (test/helpers/fixture-menus.ts; pass
+ * `tree: menuTree` for the service's own) and the real handlers unless a test gives others,
  * PIN hashes at the test cost, a silent logger unless one is given.
  */
 export function testEngine(options: {
@@ -24,7 +26,7 @@ export function testEngine(options: {
   logger?: Logger;
 }): UssdEngine {
   return createUssdEngine({
-    tree: options.tree ?? menuTree,
+    tree: options.tree ?? ENGINE_MENUS,
     actions: options.actions ?? actionHandlers,
     accounts: options.accounts,
     secrets: createSecretHasher(scryptCost(TEST_SCRYPT_LOG2N)),
@@ -40,8 +42,8 @@ export interface DialOptions {
 }
 
 /**
- * Drives the menu engine directly (over the generated menus and their handlers unless a test gives
- * others), the way the HTTP route does: loads the session, calls `handle`, saves
+ * Drives the menu engine directly (over the engine's fixture menus and the real handlers unless a test
+ * gives others), the way the HTTP route does: loads the session, calls `handle`, saves
  * the session (as JSON, like the Redis store) or deletes it on `END`. Every log line is kept in `logs`.
  */
 export interface EngineDialer<A extends AccountService> {
@@ -54,7 +56,10 @@ export interface EngineDialer<A extends AccountService> {
   session(sessionId?: string): UssdSession | undefined;
 }
 
-export function engineDialer(): EngineDialer<InMemoryAccountService>;
+export function engineDialer(options?: {
+  tree?: MenuTree;
+  actions?: Readonly<Record<string, AnyActionHandler>>;
+}): EngineDialer<InMemoryAccountService>;
 export function engineDialer<A extends AccountService>(options: {
   accounts: A;
   tree?: MenuTree;

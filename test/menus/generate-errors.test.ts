@@ -29,19 +29,23 @@ describe('generateMenus refuses wrong menus, naming file, node and line', () => 
   it('has one failing fixture per check', () => {
     expect(errorCases).toEqual([
       'error-action-without-next',
+      'error-all-at-once',
       'error-duplicate-key',
       'error-duplicate-node',
       'error-end-too-long',
       'error-many',
       'error-missing-notice',
       'error-missing-translation',
+      'error-near-miss',
       'error-next-list-without-action',
       'error-no-start',
       'error-notice-too-long',
       'error-option-too-long',
       'error-prompt-too-long',
       'error-reserved-key',
+      'error-text-answer-too-long',
       'error-text-too-long',
+      'error-text-without-max-length',
       'error-undeclared-placeholder',
       'error-unknown-field',
       'error-unknown-next',
@@ -68,6 +72,31 @@ describe('generateMenus refuses wrong menus, naming file, node and line', () => 
       'test/fixtures/menus/error-many/main.yaml:12 node "preMenu": key "0" is reserved for Back',
       'test/fixtures/menus/error-many/main.yaml:20 node "orphan": not reachable from preMenu',
     ]);
+  });
+
+  it('reports every problem of every stage in one run: a node that cannot be read hides no other', async () => {
+    const lines = (await failure(path.join(FIXTURES, 'error-all-at-once'))).split('\n');
+    expect(lines.map((l) => l.replace(/^.*main\.yaml:\d+ /, ''))).toEqual([
+      'node "preMenu": key "98" is reserved for More',
+      'node "preMenu": next "nowhere" does not exist',
+      'node "broken": text: missing translation "sw"',
+      expect.stringMatching(
+        /^node "long": options\[0\]\.label\.en: a page with only this option is \d+ characters/,
+      ),
+    ]);
+  });
+
+  it('says "did you mean" for a near miss, and marks what only follows from it as a consequence', async () => {
+    const message = await failure(path.join(FIXTURES, 'error-near-miss'));
+    expect(message).toContain('next "pinConfim" does not exist (did you mean "pinConfirm"?)');
+    expect(message).toContain(
+      'main.yaml:20 node "pinConfirm": not reachable from preMenu (a consequence of test/fixtures/menus/error-near-miss/main.yaml:12)',
+    );
+    expect(message).toContain('unknown field "sav" (did you mean "save"?)');
+    expect(message).toContain('(did you mean "info"?)');
+    expect(message).toContain(
+      'placeholder {whoo} is not declared under placeholders: (with its longest length) (did you mean "who"?)',
+    );
   });
 
   it('reports YAML syntax errors and duplicate keys with their line', async () => {

@@ -47,6 +47,31 @@ describe('sessions', () => {
     expect(page2.body.sessions.map((s: ChatSession) => s.sessionId)).toEqual([created[1]!.sessionId]);
   });
 
+  it('GET /sessions items carry a title: null before the first message, then the first user message trimmed (a given title wins)', async () => {
+    const dora = oracleApi(app.url, await newUser(app.oracleDid));
+    const plain = await dora.createSession();
+    const named = (await dora.call('POST', '/sessions', { title: 'Garden plans' })).body as ChatSession;
+    const titles = async (): Promise<Record<string, string | null | undefined>> => {
+      const page = (await dora.call('GET', '/sessions')).body as { sessions: ChatSession[] };
+      return Object.fromEntries(page.sessions.map((s) => [s.sessionId, s.title]));
+    };
+    expect(await titles()).toEqual({ [plain.sessionId]: null, [named.sessionId]: 'Garden plans' });
+    await dora.call('POST', `/messages/${plain.sessionId}`, { message: '  When do I plant maize?  ' });
+    await dora.call('POST', `/messages/${plain.sessionId}`, { message: 'second question' });
+    await dora.call('POST', `/messages/${named.sessionId}`, { message: 'not the title' });
+    expect(await titles()).toEqual({
+      [plain.sessionId]: 'When do I plant maize?',
+      [named.sessionId]: 'Garden plans',
+    });
+    // Derived in the query: a session stored without a title still lists its first user message.
+    await app.db.kysely
+      .updateTable('oracle_sessions')
+      .set({ title: null })
+      .where('session_id', '=', plain.sessionId)
+      .execute();
+    expect((await titles())[plain.sessionId]).toBe('When do I plant maize?');
+  });
+
   it("keeps each user's sessions their own: 404 on every route for another user's session", async () => {
     const session = await api.createSession();
     await api.call('POST', `/messages/${session.sessionId}`, { message: 'mine' });

@@ -9,6 +9,7 @@ import { createMemorySessionStore } from '../../server/ussd/session/memory-sessi
 import { createSessionFlow, type EndedReply } from '../../server/ussd/session/session-flow.js';
 import type { SessionStore } from '../../server/ussd/session/session-store.js';
 import { StoreTimeoutError } from '../../server/ussd/session/with-timeout.js';
+import { engineMenusPart } from '../helpers/fixture-menus.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { testEngine } from '../helpers/engine-dialer.js';
 import { createInMemoryAccountService } from '../helpers/in-memory-account-service.js';
@@ -118,6 +119,7 @@ describe('account creation on the real accounts', () => {
   beforeAll(async () => {
     t = await startTestApp({
       env: { ENABLED_PARTS: 'ussd', USSD_RATE_LIMIT_PER_MINUTE: '0', REDIS_URL: '' },
+      parts: { ussd: engineMenusPart() },
     });
     accounts = t.part<UssdPart>('ussd').accounts;
   });
@@ -196,6 +198,7 @@ describe.runIf(await haveRedisServer())('a real Redis that stops taking writes m
     await using redis = await startPrivateRedis();
     await using t = await startTestApp({
       env: { ENABLED_PARTS: 'ussd', USSD_RATE_LIMIT_PER_MINUTE: '0', REDIS_URL: redis.url },
+      parts: { ussd: engineMenusPart() },
     });
     const phone = '+254700000104';
     const d = ussdDialog(t.request, { phoneNumber: phone });

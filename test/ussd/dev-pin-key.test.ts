@@ -2,6 +2,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engineMenusPart } from '../helpers/fixture-menus.js';
 import { startTestApp } from '../helpers/app.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 import { ussdDialog } from '../helpers/ussd-dialog.js';
@@ -31,7 +32,7 @@ describe('development without PIN_ENCRYPTION_KEY', () => {
     const phone = '+254700000201';
     let customerId: string | undefined;
     {
-      await using first = await startTestApp({ db, env });
+      await using first = await startTestApp({ db, env, parts: { ussd: engineMenusPart() } });
       const d = ussdDialog(first.request, { phoneNumber: phone });
       await d.dial();
       for (const input of ['2', '2', 'Jane Doe', '00', '13579']) await d.send(input);
@@ -39,7 +40,7 @@ describe('development without PIN_ENCRYPTION_KEY', () => {
     }
     expect(customerId).toBeDefined();
     expect(await readdir(dataDir)).toContain('pin-encryption-key');
-    await using second = await startTestApp({ db, env });
+    await using second = await startTestApp({ db, env, parts: { ussd: engineMenusPart() } });
     const d = ussdDialog(second.request, { phoneNumber: phone });
     await d.dial();
     await d.send('2');

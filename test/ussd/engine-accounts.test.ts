@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { menuTree, type MenuTree } from '../../generated/menus.js';
 import { engineDialer, TEST_PHONE, type EngineDialer } from '../helpers/engine-dialer.js';
+import { ENGINE_MENUS } from '../helpers/fixture-menus.js';
 import type { InMemoryAccountService } from '../helpers/in-memory-account-service.js';
 
 const ACCOUNT = 'CON Account\n1. Log in\n2. Create an account\n0. Back\n*. Exit';
@@ -13,6 +15,37 @@ const TOP = 'Welcome to Open Oracles\n1. Know More\n2. Account\n*. Exit';
 const TOP_AUTH = 'Welcome to Open Oracles\n1. Know More\n2. Account\n3. Services\n*. Exit';
 const LOCKED =
   'END Your account is locked after 3 wrong PINs. To unlock it, contact support on 0800 000 000.';
+
+/** Action → every node it may lead to, over a whole tree. */
+function actionTargets(tree: MenuTree): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const node of Object.values(tree.nodes)) {
+    const actions =
+      node.kind === 'menu'
+        ? node.options.flatMap((o) => (o.action ? [o.action] : []))
+        : (node.kind === 'input' || node.kind === 'action') && node.action
+          ? [node.action]
+          : [];
+    for (const a of actions) out.set(a.name, new Set([...(out.get(a.name) ?? []), ...a.targets]));
+  }
+  return out;
+}
+
+// These tests run the real handlers on the engine's fixture menus (test/fixtures/menus/engine), not on
+// menus/: a menu author's change touches no test here. The fixture must still fit the handlers.
+describe('the engine fixture menus fit the real action handlers', () => {
+  it('name only actions of the service, each with every node its handler may lead to', () => {
+    const real = actionTargets(menuTree);
+    for (const [name, targets] of actionTargets(ENGINE_MENUS)) {
+      expect(real.has(name), `fixture action ${name}`).toBe(true);
+      // The handler may return any target the service's menus give it: each must be a node here too.
+      for (const target of real.get(name) ?? []) {
+        expect(ENGINE_MENUS.nodes[target], `${name} → ${target}`).toBeDefined();
+        expect(targets, `${name} → ${target}`).toContain(target);
+      }
+    }
+  });
+});
 
 /** Sends each input as the next accumulated text; returns every reply. */
 async function typeIn(

@@ -1,21 +1,11 @@
-import { readFile } from 'node:fs/promises';
-import { beforeAll, describe, expect, it } from 'vitest';
-import type { MenuTree } from '../../generated/menus.js';
+import { describe, expect, it } from 'vitest';
 import type { AnyActionHandler } from '../../server/ussd/engine/action-types.js';
 import { engineDialer } from '../helpers/engine-dialer.js';
+import { fixtureTree } from '../helpers/fixture-menus.js';
 import { createInMemoryAccountService } from '../helpers/in-memory-account-service.js';
 
 /** The golden fixture's compiled tree (test/fixtures/menus/basic), read from its committed output. */
-async function fixtureTree(): Promise<MenuTree> {
-  const source = await readFile('test/fixtures/menus/basic/expected/menus.ts.golden', 'utf8');
-  const marker = 'export const menuTree: MenuTree = ';
-  return JSON.parse(source.slice(source.indexOf(marker) + marker.length).replace(/;\n$/, '')) as MenuTree;
-}
-
-let tree: MenuTree;
-beforeAll(async () => {
-  tree = await fixtureTree();
-});
+const tree = fixtureTree('basic');
 
 /** signIn: no name (skipped, or reached from the action node) retries with a notice; a name logs in. */
 const actions: Record<string, AnyActionHandler> = {

@@ -78,3 +78,24 @@ describe('emails and customer IDs', () => {
     expect(validators.customerId('D7K2M9Q4X')).toEqual({ ok: false, notice: 'invalidCustomerId' });
   });
 });
+
+describe('free text (validate: text with maxLength)', () => {
+  it('accepts up to maxLength characters (counted as a handset counts them), spaces squeezed and trimmed', () => {
+    expect(validators.text('  Great   service, asante!  ', { maxLength: 30 })).toEqual({
+      ok: true,
+      value: 'Great service, asante!',
+    });
+    expect(validators.text('ñ'.repeat(10), { maxLength: 10 })).toEqual({ ok: true, value: 'ñ'.repeat(10) });
+  });
+  it('refuses a longer answer with textTooLong naming the limit, and a blank one with textEmpty', () => {
+    expect(validators.text('x'.repeat(11), { maxLength: 10 })).toEqual({
+      ok: false,
+      notice: 'textTooLong',
+      params: { maxLength: '10' },
+    });
+    expect(validators.text('   ', { maxLength: 10 })).toEqual({ ok: false, notice: 'textEmpty' });
+  });
+  it('needs maxLength (the generator refuses validate: text without it)', () => {
+    expect(() => validators.text('hello')).toThrow('validate: text needs maxLength');
+  });
+});

@@ -2,49 +2,63 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { menuTree } from '../../generated/menus.js';
 import { loadConfig } from '../../server/config.js';
 import { createLogger } from '../../server/logger.js';
+import type { AccountService, LanguageCode } from '../../server/ussd/accounts/accounts.js';
 import { createAccountService } from '../../server/ussd/accounts/account-service.js';
 import { createPinCrypto, scryptCost } from '../../server/ussd/crypto/pin-crypto.js';
 import { loadPinKeyring } from '../../server/ussd/crypto/pin-keys.js';
+import type { UssdPart } from '../../server/ussd/part.js';
+import { loadFlows } from '../../scripts/tools/lib/ussd-flows/flow-file.js';
+import { idLikeWords } from '../../scripts/tools/lib/ussd-flows/flow-template.js';
+import { replayFlow, type FlowTarget } from '../../scripts/tools/lib/ussd-flows/replay.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 import { engineDialer, TEST_SERVICE_CODE } from '../helpers/engine-dialer.js';
 import { TEST_ENV } from '../helpers/env.js';
 import { TEST_REDIS_URL } from '../helpers/redis.js';
-import { loadFlows, replayFlow, type SendUssd } from '../helpers/ussd-flows.js';
+import { menuTexts, unreached } from '../../scripts/tools/lib/ussd-flows/coverage.js';
 
+// The recorded flows (test/flows/*.yaml) pin the behaviour of the service's menus (menus/): after a menu
+// change, `npm run test:flows -- --update` records them again. Here they run on the engine (accounts in
+// memory and in the database) and over HTTP (in-process and Redis sessions).
 const flows = await loadFlows();
+const notIds = idLikeWords(menuTexts(menuTree));
+
+/** A flow target whose accounts are created through `accounts` (never through the menus). */
+function target(send: FlowTarget['send'], accounts: () => AccountService): FlowTarget {
+  return {
+    send,
+    notIds,
+    createAccount: async ({ name, email, pin, phoneNumber, language }) =>
+      (
+        await accounts().createCustomer({
+          fullName: name,
+          email: email ?? null,
+          pin,
+          phoneNumber,
+          language: (language ?? menuTree.defaultLanguage) as LanguageCode,
+        })
+      ).customerId,
+  };
+}
+
+const transcript = (steps: { text: string; expected: string; actual: string }[]) => ({
+  expected: steps.map((s) => `${s.text} → ${s.expected}`),
+  actual: steps.map((s) => `${s.text} → ${s.actual}`),
+});
 
 describe('recorded flows', () => {
   it('cover every screen, end and action of the menus', async () => {
-    // Every flow replayed on the engine; the engine's debug log names the node each request rests on (an
-    // end node when the session ends there) and every action it runs with the node the action led to.
-    const dialer = engineDialer();
-    for (const flow of flows) {
-      await replayFlow(flow, ({ sessionId, phoneNumber, text }) =>
-        dialer.send(text, { sessionId, phoneNumber }),
-      );
-    }
-    const reached = new Set<string>();
-    for (const line of dialer.logs) {
-      const entry = JSON.parse(line) as { msg?: string; state?: string; action?: string; next?: string };
-      if (entry.msg === 'ussd step' && entry.state) reached.add(entry.state);
-      if (entry.msg === 'ussd action' && entry.action && entry.next) {
-        reached.add(`action:${entry.action}`);
-        reached.add(entry.next);
-      }
-    }
-    const required = Object.entries(menuTree.nodes).map(([id, node]) =>
-      node.kind === 'action' ? `action:${node.action.name}` : id,
+    // Every flow replayed on the engine; its debug log names every node and action reached.
+    const dialer = engineDialer({ tree: menuTree });
+    const t = target(
+      ({ sessionId, phoneNumber, text }) => dialer.send(text, { sessionId, phoneNumber }),
+      () => dialer.accounts,
     );
-    const actions = Object.values(menuTree.nodes).flatMap((node) =>
-      node.kind === 'menu'
-        ? node.options.flatMap((o) => (o.action ? [`action:${o.action.name}`] : []))
-        : node.kind === 'input' && node.action
-          ? [`action:${node.action.name}`]
-          : [],
-    );
-    const missing = [...new Set([...required, ...actions])].filter((id) => !reached.has(id)).sort();
-    expect(missing, 'menu nodes and actions no recorded flow (test/flows/*.yaml) reaches').toEqual([]);
+    for (const flow of flows) await replayFlow(flow, t);
+    expect(
+      unreached(menuTree, dialer.logs),
+      'menu nodes and actions no recorded flow (test/flows/*.yaml) reaches',
+    ).toEqual([]);
   });
 });
 
@@ -54,29 +68,30 @@ describe.each([
   ['engine + database AccountService', true],
 ])('flows through the %s', (_, realAccounts) => {
   let db: TestDb | undefined;
-  let send: SendUssd;
+  let flowTarget: FlowTarget;
   beforeAll(async () => {
-    if (!realAccounts) {
-      const dialer = engineDialer();
-      send = ({ sessionId, phoneNumber, text }) => dialer.send(text, { sessionId, phoneNumber });
-      return;
+    let accounts: AccountService | undefined;
+    if (realAccounts) {
+      db = await openTestDb();
+      const logger = createLogger('silent');
+      const config = loadConfig(TEST_ENV);
+      accounts = createAccountService(
+        db,
+        createPinCrypto(loadPinKeyring(config, logger), scryptCost(config.PIN_SCRYPT_LOG2N)),
+      );
     }
-    db = await openTestDb();
-    const logger = createLogger('silent');
-    const config = loadConfig(TEST_ENV);
-    const accounts = createAccountService(
-      db,
-      createPinCrypto(loadPinKeyring(config, logger), scryptCost(config.PIN_SCRYPT_LOG2N)),
+    const dialer = accounts ? engineDialer({ accounts, tree: menuTree }) : engineDialer({ tree: menuTree });
+    flowTarget = target(
+      ({ sessionId, phoneNumber, text }) => dialer.send(text, { sessionId, phoneNumber }),
+      () => dialer.accounts,
     );
-    const dialer = engineDialer({ accounts });
-    send = ({ sessionId, phoneNumber, text }) => dialer.send(text, { sessionId, phoneNumber });
   });
   afterAll(async () => {
     await db?.close();
   });
 
   it.each(flows.map((f) => [f.name, f] as const))('%s', async (_name, flow) => {
-    const { expected, actual } = await replayFlow(flow, send);
+    const { expected, actual } = transcript((await replayFlow(flow, flowTarget)).steps);
     expect(actual).toEqual(expected);
   });
 });
@@ -84,24 +99,27 @@ describe.each([
 /** Through POST /api/ussd of the real app, with the in-process session store and (CI) with Redis. */
 function flowsOverHttp(env: Record<string, string>): void {
   let app: TestApp;
-  let send: SendUssd;
+  let flowTarget: FlowTarget;
   beforeAll(async () => {
     app = await startTestApp({ env: { ENABLED_PARTS: 'ussd', ...env, USSD_RATE_LIMIT_PER_MINUTE: '0' } });
-    send = async ({ sessionId, phoneNumber, text }) => {
-      const res = await app.request
-        .post('/api/ussd')
-        .send({ sessionId, serviceCode: TEST_SERVICE_CODE, phoneNumber, text })
-        .expect(200)
-        .expect('Content-Type', /^text\/plain/);
-      return res.text;
-    };
+    flowTarget = target(
+      async ({ sessionId, phoneNumber, text }) => {
+        const res = await app.request
+          .post('/api/ussd')
+          .send({ sessionId, serviceCode: TEST_SERVICE_CODE, phoneNumber, text })
+          .expect(200)
+          .expect('Content-Type', /^text\/plain/);
+        return res.text;
+      },
+      () => app.part<UssdPart>('ussd').accounts,
+    );
   });
   afterAll(async () => {
     await app.close();
   });
 
   it.each(flows.map((f) => [f.name, f] as const))('%s', async (_name, flow) => {
-    const { expected, actual } = await replayFlow(flow, send);
+    const { expected, actual } = transcript((await replayFlow(flow, flowTarget)).steps);
     expect(actual).toEqual(expected);
   });
 }

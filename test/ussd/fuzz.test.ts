@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USSD_INVALID_INPUT_REPLY, USSD_SESSION_EXPIRED_REPLY, UssdRequest } from '../../contracts/ussd.js';
 import { SCREEN_MAX, screenLength } from '../../lib/ussd/screen-layout.js';
 import { inject, type InjectedRequest } from '../helpers/inject.js';
-import { loadFlows } from '../helpers/ussd-flows.js';
+import { loadFlows } from '../../scripts/tools/lib/ussd-flows/flow-file.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 // Random and malformed requests through the real app (real engine, real accounts on the test database),

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../server/logger.js';
 import { ussdDialog } from '../helpers/ussd-dialog.js';
 import type { UssdPart } from '../../server/ussd/part.js';
+import { engineMenusPart } from '../helpers/fixture-menus.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 // PINs never appear in clear: not in any row of any table, not in the logs (captured at the most verbose
@@ -27,6 +28,7 @@ beforeAll(async () => {
   t = await startTestApp({
     logger: createLogger('trace', capture),
     env: { ENABLED_PARTS: 'ussd', USSD_RATE_LIMIT_PER_MINUTE: '0' },
+    parts: { ussd: engineMenusPart() },
   });
 
   // Create an account, log in with a wrong and then the right PIN, change the PIN, log in with the new one.

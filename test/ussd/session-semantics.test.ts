@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USSD_INVALID_INPUT_REPLY, USSD_SESSION_EXPIRED_REPLY, USSD_TEXT_MAX } from '../../contracts/ussd.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { engineMenusPart } from '../helpers/fixture-menus.js';
 import { ussdBody, ussdDialog } from '../helpers/ussd-dialog.js';
 
 // Sessions as spec section 3 states them (issue 14 item 1), on the real engine and menus over HTTP.
@@ -8,7 +9,10 @@ const PRE_MENU = 'CON Welcome to Open Oracles\n1. Know More\n2. Account\n*. Exit
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ env: { ENABLED_PARTS: 'ussd', USSD_RATE_LIMIT_PER_MINUTE: '0' } });
+  t = await startTestApp({
+    env: { ENABLED_PARTS: 'ussd', USSD_RATE_LIMIT_PER_MINUTE: '0' },
+    parts: { ussd: engineMenusPart() },
+  });
 });
 afterAll(() => t.close());
 

@@ -1,13 +1,17 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadFlow } from '../../scripts/tools/lib/ussd-flows/flow-file.js';
+import { replayFlow } from '../../scripts/tools/lib/ussd-flows/replay.js';
+import type { UssdPart } from '../../server/ussd/part.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { TEST_ENV } from '../helpers/env.js';
+import { engineMenusPart } from '../helpers/fixture-menus.js';
 
 // `npm run ussd`, driven through piped stdin as a user would type.
 interface Run {
@@ -42,11 +46,20 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+// `t` serves the engine's fixture menus (stable texts to assert); `real` the service's menus, for --login,
+// --lang and --record, whose tests assert what the gateway and the accounts say, not menu texts.
 let t: TestApp;
+let real: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ env: { ENABLED_PARTS: 'ussd', USSD_RATE_LIMIT_PER_MINUTE: '0' } });
+  [t, real] = await Promise.all([
+    startTestApp({
+      env: { ENABLED_PARTS: 'ussd', USSD_RATE_LIMIT_PER_MINUTE: '0' },
+      parts: { ussd: engineMenusPart() },
+    }),
+    startTestApp({ env: { ENABLED_PARTS: 'ussd', USSD_RATE_LIMIT_PER_MINUTE: '0' } }),
+  ]);
 });
-afterAll(() => t.close());
+afterAll(() => Promise.all([t.close(), real.close()]));
 
 describe('npm run ussd', () => {
   it.each([[[]], [['--form']]])(
@@ -92,6 +105,91 @@ describe('npm run ussd', () => {
         'or point the simulator at a running one:  npm run ussd -- --url http://host:port\n',
     );
     await expect(stat(dataDir)).rejects.toThrow(/ENOENT/);
+  });
+
+  it('--login alone creates an account of the phone through the menus and starts logged in; --lang switches the account to that language', async () => {
+    const phone = `+2547${String(Date.now() % 1e8).padStart(8, '0')}`;
+    const session = `sim-${randomBytes(3).toString('hex')}`;
+    const run = await simulate(
+      ['--url', real.url, '--phone', phone, '--session', session, '--login', '--lang', 'sw'],
+      '',
+    );
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const id = /Created account (C[0-9A-Z]{8}) \(Simulator User, PIN 13579\)/.exec(run.stdout)?.[1];
+    expect(id).toBeDefined();
+    const accounts = real.part<UssdPart>('ussd').accounts;
+    expect(await accounts.findByCustomerId(id ?? '')).toMatchObject({
+      fullName: 'Simulator User',
+      language: 'sw',
+    });
+    const debug = await real.request.get(`/api/ussd/debug/${session}`).expect(200);
+    expect(debug.body.debugInfo.context.isAuthenticated).toBe(true);
+  });
+
+  it('--login C…:PIN logs in to that account; --lang without --login is refused', async () => {
+    const phone = '+254700555666';
+    const { customerId } = await real.part<UssdPart>('ussd').accounts.createCustomer({
+      fullName: 'Amina Otieno',
+      email: null,
+      pin: '24680',
+      phoneNumber: '+254700555777',
+      language: 'en',
+    });
+    const session = `sim-${randomBytes(3).toString('hex')}`;
+    const run = await simulate(
+      ['--url', real.url, '--phone', phone, '--session', session, '--login', `${customerId}:24680`],
+      '',
+    );
+    expect(run.stderr).toBe('');
+    const debug = await real.request.get(`/api/ussd/debug/${session}`).expect(200);
+    expect(debug.body.debugInfo.context.isAuthenticated).toBe(true);
+    const refused = await simulate(['--url', real.url, '--lang', 'sw'], '');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('--lang needs --login');
+  });
+
+  it('--record writes the session as a flow that npm run test:flows replays, customer IDs as placeholders', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'recorded-'));
+    const file = path.join(dir, 'recorded.yaml');
+    const run = await simulate(
+      [
+        '--url',
+        real.url,
+        '--phone',
+        '+254700888999',
+        '--login',
+        '--record',
+        file,
+        '--description',
+        'Services after login',
+      ],
+      '1\n0\n',
+    );
+    expect(run.code).toBe(0);
+    const flow = await loadFlow(file);
+    expect(flow.description).toBe('Services after login');
+    expect(flow.accounts).toEqual([{ ref: 'me', name: 'Simulator User', pin: '13579', phone: 'caller' }]);
+    expect(flow.steps.length).toBeGreaterThan(4);
+    expect(JSON.stringify(flow)).not.toMatch(/C[0-9A-Z]{8}/);
+    expect(flow.steps.some((s) => s.expect.includes('{me}'))).toBe(true);
+    const replay = await replayFlow(flow, {
+      send: async ({ sessionId, phoneNumber, text }) =>
+        (
+          await real.request
+            .post('/api/ussd')
+            .send({ sessionId, serviceCode: '*384*123#', phoneNumber, text })
+            .expect(200)
+        ).text,
+      createAccount: async ({ name, pin, phoneNumber }) =>
+        (
+          await real
+            .part<UssdPart>('ussd')
+            .accounts.createCustomer({ fullName: name, email: null, pin, phoneNumber, language: 'en' })
+        ).customerId,
+    });
+    expect(replay.steps.map((s) => s.actual)).toEqual(replay.steps.map((s) => s.expected));
+    await rm(dir, { recursive: true, force: true });
   });
 
   it('simulator and server both opened ./data/pglite: now the simulator is an HTTP client only, by default of http://localhost:3000', async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { ChatSession } from '../../../contracts/oracle.js';
 import type { Database, OracleSessionsTable } from '../../db/schema.js';
 
@@ -99,6 +99,22 @@ export class SessionStore {
     const [rows, count] = await Promise.all([
       base
         .selectAll()
+        // The title a session was given, else its first user message (trimmed), else null: derived here so
+        // a session listed before its first turn is stored, or stored without one, still has its title.
+        .select((eb) =>
+          eb.fn
+            .coalesce(
+              'oracle_sessions.title',
+              eb
+                .selectFrom('oracle_messages')
+                .select(sql<string>`btrim(oracle_messages.content)`.as('first'))
+                .whereRef('oracle_messages.session_id', '=', 'oracle_sessions.session_id')
+                .where('oracle_messages.type', '=', 'human')
+                .orderBy('oracle_messages.seq')
+                .limit(1),
+            )
+            .as('title'),
+        )
         .orderBy('last_updated_at', 'desc')
         .orderBy('session_id')
         .limit(limit)
@@ -138,7 +154,7 @@ export class SessionStore {
 export function toChatSession(row: Row, view: SessionView): ChatSession {
   return {
     sessionId: row.session_id,
-    ...(row.title === null ? {} : { title: row.title }),
+    title: row.title,
     createdAt: row.created_at.toISOString(),
     lastUpdatedAt: row.last_updated_at.toISOString(),
     oracleName: view.oracleName,

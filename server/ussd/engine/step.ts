@@ -96,9 +96,9 @@ async function inputStep(turn: Turn, node: CompiledInput, segment: string): Prom
   if (segment === NAV_KEYS.skip && node.optional) value = undefined;
   else if (node.validate === undefined) value = segment.trim();
   else {
-    const checked = runValidator(node.validate, segment);
+    const checked = runValidator(node.validate, segment, { maxLength: node.maxLength });
     if (!checked.ok) {
-      c.notice = { key: checked.notice, system: false, params: {} };
+      c.notice = { key: checked.notice, system: false, params: checked.params ?? {} };
       return typed;
     }
     value = checked.value;

@@ -1,8 +1,15 @@
 import type { ValidatorName, ValidatorNotices } from '../../../generated/menus.js';
 import { isWeakPin } from './weak-pin.js';
 
-/** A checked input: the value to use (normalised), or the notice to show. */
-export type Checked<Notice extends string> = { ok: true; value: string } | { ok: false; notice: Notice };
+/** A checked input: the value to use (normalised), or the notice to show (with its placeholder values). */
+export type Checked<Notice extends string> =
+  { ok: true; value: string } | { ok: false; notice: Notice; params?: Readonly<Record<string, string>> };
+
+/** What a check reads from its input node besides the value. */
+export interface CheckOptions {
+  /** `maxLength:` of a `validate: text` input. */
+  maxLength?: number | undefined;
+}
 
 const NAME_CHARS = /^[\p{L}\p{M}' ’-]+$/u;
 const LETTER = /\p{L}/gu;
@@ -11,7 +18,9 @@ const PIN = /^\d{5}$/;
 const CUSTOMER_ID = /^C[A-Z0-9]{8}$/;
 
 /** The built-in checks named by `validate:` in the menus (see scripts/menus/validators.ts). */
-export const validators: { readonly [V in ValidatorName]: (raw: string) => Checked<ValidatorNotices[V]> } = {
+export const validators: {
+  readonly [V in ValidatorName]: (raw: string, options?: CheckOptions) => Checked<ValidatorNotices[V]>;
+} = {
   fullName(raw) {
     const value = raw.trim().replace(/\s+/g, ' ');
     const length = [...value].length;
@@ -37,10 +46,19 @@ export const validators: { readonly [V in ValidatorName]: (raw: string) => Check
     const value = raw.trim().toUpperCase();
     return CUSTOMER_ID.test(value) ? { ok: true, value } : { ok: false, notice: 'invalidCustomerId' };
   },
+  text(raw, { maxLength } = {}) {
+    if (maxLength === undefined)
+      throw new Error('validate: text needs maxLength (the generator requires it)');
+    const value = raw.trim().replace(/\s+/g, ' ');
+    if (value === '') return { ok: false, notice: 'textEmpty' };
+    return [...value].length <= maxLength
+      ? { ok: true, value }
+      : { ok: false, notice: 'textTooLong', params: { maxLength: String(maxLength) } };
+  },
 };
 
 /** Runs the check a compiled tree names; throws for a name this engine does not know. */
-export function runValidator(name: string, raw: string): Checked<string> {
+export function runValidator(name: string, raw: string, options: CheckOptions = {}): Checked<string> {
   if (!(name in validators)) throw new Error(`unknown validator "${name}"`);
-  return validators[name as ValidatorName](raw);
+  return validators[name as ValidatorName](raw, options);
 }

@@ -1,0 +1,100 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { Router, type RequestHandler } from 'express';
+import type { MenuTree } from '../../../generated/menus.js';
+import type { Config } from '../../config.js';
+import { createOperatorAuth } from '../../operator-auth.js';
+
+/** Where the page lives: `GET /ussd/simulator` and its files under it. */
+export const SIMULATOR_PATH = '/ussd/simulator';
+
+// Resolved when a file is served, not when the module loads (a test environment such as jsdom may give
+// modules a URL that is not a file: one).
+const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
+
+/** What the page needs to know of the menus besides the map: the texts of each end, to name it on `END`. */
+export interface SimulatorConfig {
+  serviceCode: string;
+  /** End node id → its texts in every language (with `{placeholders}` as written). */
+  ends: Record<string, string[]>;
+  /** The goodbye texts (`*`), in every language. */
+  goodbye: string[];
+}
+
+export function simulatorConfig(tree: MenuTree): SimulatorConfig {
+  const ends: Record<string, string[]> = {};
+  for (const [id, node] of Object.entries(tree.nodes))
+    if (node.kind === 'end') ends[id] = Object.values(node.text);
+  return { serviceCode: '*384*123#', ends, goodbye: Object.values(tree.system.goodbye) };
+}
+
+/**
+ * The phone simulator in the browser (`GET /ussd/simulator`): a page that talks to `POST /api/ussd` exactly
+ * as a telecom gateway does, with the menu map beside the phone (generated/menu-map.svg) and the current
+ * screen highlighted (read from the operator endpoint `/api/ussd/debug/:sessionId`). Its script
+ * (./page/app.ts) is bundled on the first request with esbuild, in memory: `npm start` serves it with no
+ * build step, offline. Open in development; in production it follows the operator-surface rules of
+ * `/metrics` (OPERATOR_TOKEN, or a direct loopback connection).
+ */
+export function createSimulatorRouter(
+  config: Pick<Config, 'NODE_ENV' | 'OPERATOR_TOKEN'>,
+  tree: MenuTree,
+): Router {
+  const router = Router();
+  const guard: RequestHandler =
+    config.NODE_ENV === 'production' ? createOperatorAuth(config) : (_req, _res, next) => next();
+  let script: Promise<string> | undefined;
+  const bundle = async (): Promise<string> => {
+    const { build } = await import('esbuild');
+    const result = await build({
+      entryPoints: [here('./page/app.ts')],
+      bundle: true,
+      write: false,
+      format: 'esm',
+      target: 'es2022',
+      minify: false,
+      legalComments: 'none',
+      logLevel: 'silent',
+    });
+    return result.outputFiles[0]?.text ?? '';
+  };
+  const send =
+    (type: string, load: () => Promise<string>): RequestHandler =>
+    (_req, res, next) => {
+      load()
+        .then((body) => res.type(type).setHeader('cache-control', 'no-cache').send(body))
+        .catch(next);
+    };
+
+  router.get(
+    SIMULATOR_PATH,
+    guard,
+    send('html', () => readFile(here('./page/index.html'), 'utf8')),
+  );
+  router.get(
+    `${SIMULATOR_PATH}/app.css`,
+    guard,
+    send('css', () => readFile(here('./page/app.css'), 'utf8')),
+  );
+  router.get(
+    `${SIMULATOR_PATH}/app.js`,
+    guard,
+    send('js', () => {
+      // Bundled once; a failed bundle is retried on the next request.
+      script ??= bundle().catch((err: unknown) => {
+        script = undefined;
+        throw err;
+      });
+      return script;
+    }),
+  );
+  router.get(
+    `${SIMULATOR_PATH}/menu-map.svg`,
+    guard,
+    send('svg', () => readFile(here('../../../generated/menu-map.svg'), 'utf8')),
+  );
+  router.get(`${SIMULATOR_PATH}/config.json`, guard, (_req, res) => {
+    res.setHeader('cache-control', 'no-cache').json(simulatorConfig(tree));
+  });
+  return router;
+}
