@@ -2,12 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { menuTree } from '../../generated/menus.js';
+import { readDotEnv } from '../../server/env-file.js';
 import { menuTexts } from './lib/ussd-flows/coverage.js';
 import { writeFlow, type FlowFile } from './lib/ussd-flows/flow-file.js';
 import { freshName, idLikeWords, newIds, templateOf } from './lib/ussd-flows/flow-template.js';
 import { finishAt, nextInput, type WalkGoal, type WalkValues } from './lib/ussd-flows/walk.js';
 
-const DEFAULT_URL = 'http://localhost:3000';
+// The server's configuration, as `npm start` reads it: its port, public address and operator token.
+readDotEnv();
+const DEFAULT_URL = process.env['PUBLIC_BASE_URL'] || `http://localhost:${process.env['PORT'] || '3000'}`;
 const NEW_ACCOUNT = { name: 'Simulator User', pin: '13579' };
 
 const USAGE = `Usage: npm run ussd -- [--url ${DEFAULT_URL}] [--phone +254712345678] [--code *384*123#]
@@ -19,7 +22,8 @@ gateway does: it dials, then sends each line you type as the next input, accumul
 and prints every screen. It stops on an END reply. Lines can also be piped in:
   printf '1\\n0\\n*\\n' | npm run ussd
 
-  --url      the gateway's base URL (default ${DEFAULT_URL}); start one first with: npm start
+  --url      the gateway's base URL (default ${DEFAULT_URL}: PUBLIC_BASE_URL or PORT of the
+             environment or .env, as npm start reads them); start one first with: npm start
   --form     post form-encoded bodies, as Africa's Talking does (default JSON)
   --login    start logged in: with C…:PIN as that account; alone, as a new account of this phone
              (${NEW_ACCOUNT.name}, PIN ${NEW_ACCOUNT.pin}), created through the menus in a session of its own
@@ -27,7 +31,7 @@ and prints every screen. It stops on an END reply. Lines can also be piped in:
   --record   write the session as a recorded flow (format: menus/README.md), customer IDs as {placeholders};
              check it with: npm run test:flows
   --login and --lang type their way through the menus and ask the operator endpoint
-  /api/ussd/debug where the session is (loopback, or OPERATOR_TOKEN in the environment).
+  /api/ussd/debug where the session is (loopback, or OPERATOR_TOKEN in the environment or .env).
   Commands:  /redial  start a new session    /quit  leave`;
 
 /** `--login` with no value means a new account: parseArgs needs a value, so one is given here. */
