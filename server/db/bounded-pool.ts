@@ -55,23 +55,23 @@ export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): Bo
   pool.on('error', () => undefined);
 
   const broken = new WeakSet<pg.PoolClient>();
-  const listened = new WeakSet<pg.PoolClient>();
+  const guardedClients = new WeakSet<pg.PoolClient>();
   const connect = pool.connect.bind(pool);
   const guarded = async (): Promise<pg.PoolClient> => {
     const client = await connect().catch((err: unknown) => {
       throw tagTimeout(err);
     });
-    if (!listened.has(client)) {
-      listened.add(client);
+    if (!guardedClients.has(client)) {
+      guardedClients.add(client);
       // A checked-out client whose server goes away between two queries (a restart: "terminating connection
       // due to administrator command") emits 'error'; unheard, that would crash the process. The next query on
       // it fails, and it is destroyed on release.
       client.on('error', () => broken.add(client));
-    }
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    const release = client.release.bind(client);
-    const wrapped: Pick<pg.PoolClient, 'query' | 'release'> = {
-      query: (...args: unknown[]) => {
+      // Wrapped once per connection: pg keeps the client across checkouts, so wrapping at every checkout
+      // nested one more layer each time (a query on a connection checked out n times ran through n wrappers,
+      // until the stack overflowed).
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as { query: unknown }).query = (...args: unknown[]) => {
         // A connection whose server stopped answering fails at once (e.g. the ROLLBACK kysely sends after a
         // failed statement in a transaction), instead of waiting out a second read timeout.
         if (broken.has(client)) {
@@ -87,12 +87,14 @@ export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): Bo
           }
           throw err;
         });
-      },
-      release: (destroy?: boolean | Error) => {
-        release(destroy === true || destroy instanceof Error || broken.has(client) ? true : undefined);
-      },
-    } as Pick<pg.PoolClient, 'query' | 'release'>;
-    return Object.assign(client, wrapped);
+      };
+    }
+    // pg-pool gives the client a new `release` at every checkout.
+    const release = client.release.bind(client);
+    client.release = (destroy?: boolean | Error) => {
+      release(destroy === true || destroy instanceof Error || broken.has(client) ? true : undefined);
+    };
+    return client;
   };
   // Every caller (kysely, the ping) goes through the guarded connect.
   (pool as { connect: unknown }).connect = guarded;

@@ -99,4 +99,37 @@ describe.runIf(TEST_DATABASE_URL)('bounded waits on PostgreSQL', () => {
       await db.close();
     }
   });
+
+  it("every checkout wrapped the connection's query once more: a query ran through one wrapper per earlier checkout, until the stack overflowed", async () => {
+    const db = await openDb({ kind: 'postgres', url: TEST_DATABASE_URL ?? '', poolSize: 1 });
+    try {
+      // One connection, checked out 2,000 times (one per statement).
+      for (let i = 0; i < 2000; i++) await db.ping(2000);
+      const saved = Error.stackTraceLimit;
+      Error.stackTraceLimit = Infinity;
+      let depth = 0;
+      try {
+        // pg turns a parameter with `toPostgres` into text inside client.query, on the first query of an idle
+        // connection synchronously: the stack there shows every wrapper between kysely and pg.
+        const probe = {
+          toPostgres: () => {
+            depth = (new Error().stack ?? '').split('\n').length;
+            return '1';
+          },
+        };
+        await db.kysely.executeQuery({
+          sql: 'select $1::int as one',
+          parameters: [probe],
+          query: undefined as never,
+          queryId: undefined as never,
+        });
+      } finally {
+        Error.stackTraceLimit = saved;
+      }
+      expect(depth).toBeGreaterThan(0);
+      expect(depth).toBeLessThan(100);
+    } finally {
+      await db.close();
+    }
+  });
 });
