@@ -43,6 +43,7 @@ export function createUssdGateway(ctx: PartContext, options: UssdGatewayOptions)
       redis: ctx.redis,
       redisPrefix: `${prefix}rl:`,
       logger: ctx.logger,
+      checkConfiguration: ctx.config.NODE_ENV !== 'production',
     }),
     operatorAuth: createOperatorAuth(ctx.config),
   });

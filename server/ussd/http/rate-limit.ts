@@ -32,6 +32,12 @@ export interface UssdRateLimitOptions {
   /** Redis key prefix of the counters, e.g. `ussd:rl:`. */
   redisPrefix: string;
   logger: Logger;
+  /**
+   * Run express-rate-limit's checks of its own configuration on every request (they log a misconfiguration
+   * once). Default true; production turns them off: the configuration is the tested one, and they cost
+   * every request of the hot path.
+   */
+  checkConfiguration?: boolean;
 }
 
 /**
@@ -146,7 +152,7 @@ export function createUssdRateLimit(options: UssdRateLimitOptions): RequestHandl
           options.redisPrefix,
         );
   const ipOf = (req: Request): string => ipKeyGenerator(req.ip ?? '');
-  return rateLimit({
+  const limiter = rateLimit({
     windowMs: 60_000,
     limit: options.perMinute,
     standardHeaders: 'draft-7',
@@ -163,10 +169,19 @@ export function createUssdRateLimit(options: UssdRateLimitOptions): RequestHandl
     },
     // Without a trusted proxy, X-Forwarded-For is deliberately ignored; do not warn about it. The key of an
     // address does go through ipKeyGenerator (ipOf), which the library's source check cannot see.
-    validate: { xForwardedForHeader: false, keyGeneratorIpFallback: false },
+    validate:
+      options.checkConfiguration === false
+        ? false
+        : { xForwardedForHeader: false, keyGeneratorIpFallback: false },
     logger: {
       error: (err: unknown, message?: string) => logger.error({ err }, message ?? 'rate limiter error'),
       warn: (err: unknown, message?: string) => logger.warn({ err }, message ?? 'rate limiter warning'),
     },
   });
+  return (req, res, next) => {
+    // Express works `req.ip` out from the socket and the proxy headers on every read; the limiter, its skip
+    // and its key read it up to three times. One read, kept on this request for the others.
+    Object.defineProperty(req, 'ip', { value: req.ip, configurable: true });
+    void limiter(req, res, next);
+  };
 }
