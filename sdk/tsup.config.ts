@@ -1,6 +1,6 @@
 import { defineConfig } from 'tsup';
 
-// One build of the four entry points, ESM + CJS + declarations. The contracts (../contracts) are bundled in:
+// One build of the five entry points, ESM + CJS + declarations. The contracts (../contracts) are bundled in:
 // they are not published on their own. Dependencies and peer dependencies stay external.
 export default defineConfig({
   entry: {
@@ -8,6 +8,7 @@ export default defineConfig({
     'live-agent': 'src/live-agent.ts',
     msw: 'src/msw.ts',
     chain: 'src/chain.ts',
+    dev: 'src/dev.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,

@@ -73,6 +73,11 @@ export class ChatStore {
     return () => this.#metaListeners.delete(listener);
   };
 
+  /** The messages as last edited (published or not). */
+  current(): IMessage[] {
+    return this.#draft ?? this.#messages;
+  }
+
   /** The message with this id, as last edited (published or not). */
   find(id: string): IMessage | undefined {
     const i = this.#index.get(id);
