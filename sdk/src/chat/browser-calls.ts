@@ -6,12 +6,12 @@ import type {
 } from '../../../contracts/events.js';
 import type { ActionRegistry } from '../context/action-registry.js';
 import { runCall, type CallOutcome } from '../tools/run-call.js';
-import type { BrowserTools } from '../types.js';
+import type { BrowserTool } from '../types.js';
 
 export interface BrowserCallsDeps {
   sessionId: string;
   /** The browser tools of every `useChat` of the session, read at call time. */
-  tools: () => BrowserTools;
+  tools: () => Record<string, BrowserTool>;
   actions: ActionRegistry;
   /** Sends a result back on the socket. */
   emit: <N extends ClientEventName>(name: N, payload: ClientEventPayload<N>) => void;

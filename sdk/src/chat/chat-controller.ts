@@ -11,7 +11,7 @@ import type { OracleHttp } from '../http/oracle-http.js';
 import { isAbortError, isPaymentRequired } from '../http/oracle-request-error.js';
 import { loadJsonSchemaConverter } from '../tools/json-schema.js';
 import type { CallOutcome } from '../tools/run-call.js';
-import type { BrowserTools, IChatOptions, IMessage } from '../types.js';
+import type { BrowserTool, IChatOptions, IMessage } from '../types.js';
 import { sleep } from '../util/backoff.js';
 import { BrowserCalls } from './browser-calls.js';
 import { ChatStore, INITIAL_RUN } from './chat-store.js';
@@ -114,8 +114,9 @@ export class ChatController {
     return this.#participants[0]?.() ?? NO_OPTIONS;
   }
 
-  #browserTools(): BrowserTools {
-    const tools: BrowserTools = {};
+  /** The browser tools of every hook of the session (the first hook's win a name). */
+  #browserTools(): Record<string, BrowserTool> {
+    const tools: Record<string, BrowserTool> = {};
     for (const get of [...this.#participants].reverse()) Object.assign(tools, get().browserTools);
     return tools;
   }

@@ -41,7 +41,7 @@ export function useModels(oracleDid: string, overrides?: OracleOverrides): UseMo
     models: query.data?.models ?? [],
     defaultModel: query.data?.default,
     // Loading until the list arrives, the oracle's config resolution included.
-    isLoading: query.data === undefined && (config.error ?? query.error) === undefined,
+    isLoading: query.data === undefined && (config.error ?? query.error ?? undefined) === undefined,
     error: config.error ?? query.error ?? undefined,
   };
 }

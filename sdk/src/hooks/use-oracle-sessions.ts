@@ -110,7 +110,7 @@ export function useOracleSessions(
   return {
     sessions,
     total,
-    isLoading: data === undefined && (config.error ?? query.error) === undefined,
+    isLoading: data === undefined && (config.error ?? query.error ?? undefined) === undefined,
     isReady: config.isConfigReady,
     error: config.error ?? query.error ?? undefined,
     createSession: create.mutateAsync,

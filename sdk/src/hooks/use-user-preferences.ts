@@ -52,7 +52,7 @@ export function useUserPreferences(
   );
   return {
     preferences: query.data,
-    isLoading: query.data === undefined && (config.error ?? query.error) === undefined,
+    isLoading: query.data === undefined && (config.error ?? query.error ?? undefined) === undefined,
     error: config.error ?? query.error ?? undefined,
     refetch: query.refetch,
   };

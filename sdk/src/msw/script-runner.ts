@@ -67,6 +67,7 @@ export async function executeScript(
         run.append('tool_call', { ...base, status: 'isRunning' });
         emitTo(state, sessionId, 'tool_call', { ...base, status: 'isRunning' });
         await pause();
+        if (step.toolName === SET_USER_PREFERENCES && step.error === undefined) setPreferences(state, args);
         const end =
           step.error !== undefined
             ? { ...base, status: 'error' as const, error: step.error }
