@@ -85,8 +85,7 @@ export class TokenCache {
     oracleDid: string,
     reason: ReauthorizationReason,
   ): Promise<SerializedUcan> {
-    this.drop(kind, userDid, oracleDid);
-    return this.#mint(kind, userDid, oracleDid, reason);
+    return this.#mint(kind, userDid, oracleDid, reason, true);
   }
 
   /** Forgets a token (memory and storage), so the next `get` mints a new one. */
@@ -95,7 +94,13 @@ export class TokenCache {
     if (kind === 'delegation') removeStored(this.storage, delegationKey(userDid, oracleDid));
   }
 
-  #mint(kind: Kind, userDid: string, oracleDid: string, reason: ReauthorizationReason | undefined) {
+  #mint(
+    kind: Kind,
+    userDid: string,
+    oracleDid: string,
+    reason: ReauthorizationReason | undefined,
+    replace = false,
+  ): Promise<SerializedUcan> {
     const key = this.#key(kind, userDid, oracleDid);
     const running = this.#inflight.get(key);
     if (running) return running;
@@ -105,6 +110,8 @@ export class TokenCache {
         const ok = await this.reauthorize({ oracleDid, userDid, reason: reason ?? 'expired' });
         if (ok === false) throw new ReauthorizationDeclinedError(oracleDid);
       }
+      // The old token goes only once the user agreed to a new one (a decline keeps it).
+      if (replace) this.drop(kind, userDid, oracleDid);
       const token = await this.mint(kind, oracleDid);
       this.#entries.set(key, { token, mintedAt: this.now() });
       if (kind === 'delegation') {

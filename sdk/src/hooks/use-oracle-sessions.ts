@@ -1,7 +1,7 @@
 import { useInfiniteQuery, useMutation, type InfiniteData } from '@tanstack/react-query';
 import { useCallback } from 'react';
 import { oracleContract, type ChatSession, type SessionPage } from '../../../contracts/oracle.js';
-import { resolveOracle } from '../config/config-queries.js';
+import { resolveOracle, retryOptions } from '../config/config-queries.js';
 import { useOraclesContext } from '../context/oracles-context.js';
 import { oracleKeys } from '../query/keys.js';
 import type { OracleOverrides } from '../types.js';
@@ -73,6 +73,8 @@ export function useOracleSessions(
         return loaded < last.total && last.sessions.length > 0 ? loaded : undefined;
       },
       enabled: apiUrl !== undefined && oracleDid !== '',
+      retry: retryOptions(ctx.retry).retry,
+      retryDelay: retryOptions(ctx.retry).retryDelay,
     },
     queryClient,
   );

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { preferencesContract, type UserPreferences } from '../../../contracts/preferences.js';
+import { retryOptions } from '../config/config-queries.js';
 import { useOraclesContext } from '../context/oracles-context.js';
 import { oracleKeys } from '../query/keys.js';
 import type { OracleOverrides } from '../types.js';
@@ -47,6 +48,8 @@ export function useUserPreferences(
           .http(oracleDid, apiUrl ?? '')
           .call(preferencesContract.get, { query: roomId === null ? {} : { roomId }, signal })) ?? null,
       enabled: apiUrl !== undefined && oracleDid !== '',
+      retry: retryOptions(ctx.retry).retry,
+      retryDelay: retryOptions(ctx.retry).retryDelay,
     },
     ctx.queryClient,
   );
