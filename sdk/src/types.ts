@@ -120,7 +120,8 @@ export interface BrowserTool<S extends z.ZodTypeAny = z.ZodTypeAny> {
   description: string;
   /** A zod object schema of the arguments; advertised to the agent as JSON schema. */
   schema: S;
-  fn: (args: z.infer<S>) => unknown;
+  /** Runs the tool with the parsed arguments; what it returns goes back to the agent. */
+  fn(args: z.infer<S>): unknown;
 }
 
 /** Browser tools by name. */
@@ -168,6 +169,11 @@ export interface IChatOptions<S extends ToolSchemas = ToolSchemas> {
   overrides?: OracleOverrides;
   /** Default `'batched'`: at most one render per animation frame while tokens stream. */
   streamingMode?: StreamingMode;
+  /**
+   * With `batched`: publish streamed tokens at most once per this many ms instead of once per animation
+   * frame (as reference SDK 1.4.0's option of the same name).
+   */
+  streamingThrottleMs?: number;
   /** The model id (one of `useModels`); the oracle's default when absent. */
   model?: string;
   /** Messages per history page (default 20). */

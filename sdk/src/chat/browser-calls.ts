@@ -40,7 +40,7 @@ export class BrowserCalls {
     const tools = this.deps.tools();
     const tool = tools[call.toolName] ?? Object.values(tools).find((t) => t.toolName === call.toolName);
     const outcome = await runCall(
-      tool ? { schema: tool.schema, fn: tool.fn } : undefined,
+      tool ? { schema: tool.schema, fn: (args: never) => tool.fn(args) } : undefined,
       call.toolName,
       call.args,
       'browser tool',

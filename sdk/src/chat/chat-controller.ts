@@ -292,6 +292,7 @@ export class ChatController {
     }
     const turn = this.#newTurn(newTurnState());
     this.store.mode = opts.streamingMode ?? 'batched';
+    this.store.throttleMs = opts.streamingThrottleMs;
     const humanId = `local:${randomId()}`;
     turn.humanId = humanId;
     this.store.upsert(humanId, () => ({

@@ -78,7 +78,7 @@ export interface UseChatResult {
 export function useChat<S extends ToolSchemas = ToolSchemas>(options: IChatOptions<S>): UseChatResult {
   const ctx = useOraclesContext();
   const optionsRef = useRef(options as IChatOptions);
-  optionsRef.current = options as IChatOptions;
+  optionsRef.current = options;
   const { oracleDid, sessionId } = options;
   const config = useOraclesConfig(oracleDid, options.overrides);
   const { apiUrl, wsUrl, isConfigReady } = config;
