@@ -43,8 +43,9 @@ for react in 18 19; do
     app="$work/app-react$react-$kind"
     mkdir -p "$app"
     cp "$here/consumer-app/"* "$app/"
+    # npm 11 asks about install scripts: msw's postinstall only copies its browser worker (not needed here).
     cat > "$app/package.json" <<JSON
-{ "name": "scratch-app-react$react-$kind", "private": true, "type": "module" }
+{ "name": "scratch-app-react$react-$kind", "private": true, "type": "module", "allowScripts": { "msw": false } }
 JSON
     if [ "$kind" = full ]; then
       install "$app" "$work/$tarball" "react@$react" "react-dom@$react" "@types/react@$react" \

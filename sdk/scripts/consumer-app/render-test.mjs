@@ -32,11 +32,16 @@ const { setupServer } = await import('msw/node');
 const { z } = await import('zod');
 const sdk = await import('@open-oracles/oracles-client-sdk');
 const { createOracleHandlers } = await import('@open-oracles/oracles-client-sdk/msw');
+// ./dev is ESM only (its @ucanto peers are ESM only); it imports and signs.
+const { createDevSigner } = await import('@open-oracles/oracles-client-sdk/dev');
+const devUser = await createDevSigner({ seed: 'proof' });
+assert.match(devUser.did, /^did:key:z6Mk/);
+assert.ok((await devUser.createDelegation('did:ixo:entity:o')).serialized.length > 100);
 const h = React.createElement;
 
 // The CommonJS build loads too, and names the same exports.
 const require = createRequire(import.meta.url);
-for (const entry of ['', '/live-agent', '/msw', '/chain', '/dev']) {
+for (const entry of ['', '/live-agent', '/msw', '/chain']) {
   const cjs = require(`@open-oracles/oracles-client-sdk${entry}`);
   const esm = await import(`@open-oracles/oracles-client-sdk${entry}`);
   assert.deepEqual(

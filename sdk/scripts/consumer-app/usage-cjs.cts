@@ -3,12 +3,10 @@ import sdk = require('@open-oracles/oracles-client-sdk');
 import chain = require('@open-oracles/oracles-client-sdk/chain');
 import live = require('@open-oracles/oracles-client-sdk/live-agent');
 import kit = require('@open-oracles/oracles-client-sdk/msw');
-import dev = require('@open-oracles/oracles-client-sdk/dev');
 
 export const api: [
   typeof sdk.useChat,
   typeof chain.createChainClient,
   typeof live.useLiveAgent,
   typeof kit.createOracleHandlers,
-  typeof dev.createDevSigner,
-] = [sdk.useChat, chain.createChainClient, live.useLiveAgent, kit.createOracleHandlers, dev.createDevSigner];
+] = [sdk.useChat, chain.createChainClient, live.useLiveAgent, kit.createOracleHandlers];
