@@ -1,4 +1,5 @@
-import { oracleContract, type RunInfo, type SendMessageBody } from '../../../contracts/oracle.js';
+import type { RunInfo, SendMessageBody } from '../../../contracts/oracle.js';
+import { oracleRoutes as oracleContract } from '../http/routes.js';
 import type { OracleHttp } from '../http/oracle-http.js';
 import { isAbortError, OracleRequestError } from '../http/oracle-request-error.js';
 import { backoffDelay, sleep, type BackoffOptions } from '../util/backoff.js';

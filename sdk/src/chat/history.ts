@@ -1,4 +1,5 @@
-import { oracleContract, type MessageDto } from '../../../contracts/oracle.js';
+import type { MessageDto } from '../../../contracts/oracle.js';
+import { oracleRoutes as oracleContract } from '../http/routes.js';
 import type { OracleHttp } from '../http/oracle-http.js';
 import { OracleRequestError } from '../http/oracle-request-error.js';
 

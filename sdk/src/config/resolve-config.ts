@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { IidDocument } from '../../../contracts/chain-schemas.js';
-import { OracleConfig } from '../../../contracts/oracle.js';
+import type { OracleConfig } from '../../../contracts/oracle.js';
 import { OracleRequestError, stepFetch } from '../http/oracle-request-error.js';
 import type { OracleOverrides } from '../types.js';
 
@@ -22,6 +22,17 @@ const IidServiceFields = z.object({
   serviceEndpoint: z.string(),
 }) satisfies z.ZodType<IidDocument['service'][number]>;
 const EntityServices = z.object({ iidDocument: z.object({ service: z.array(IidServiceFields) }) });
+
+/** The `/config` fields this library reads, held to the contract's `OracleConfig` by `satisfies`. */
+const OracleConfigFields = z.object({
+  did: z.string(),
+  entityDid: z.string().optional(),
+  name: z.string(),
+  model: z.string(),
+  price: z.object({ amount: z.number(), denom: z.string(), per: z.literal('turn') }),
+  apiUrl: z.string(),
+  wsUrl: z.string(),
+}) satisfies z.ZodType<OracleConfig>;
 
 const origin = (endpoint: string): string | undefined => {
   try {
@@ -85,7 +96,7 @@ export async function fetchOracleConfig(apiUrl: string, signal?: AbortSignal): P
       cause,
     });
   }
-  const parsed = OracleConfig.safeParse(await res.json().catch(() => undefined));
+  const parsed = OracleConfigFields.safeParse(await res.json().catch(() => undefined));
   if (!parsed.success)
     throw new OracleRequestError(`Reading ${url} failed: the answer is not an oracle config`, {
       status: res.status,

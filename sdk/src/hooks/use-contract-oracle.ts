@@ -1,6 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useCallback } from 'react';
-import { creditsContract, type CreditsAccount } from '../../../contracts/credits.js';
+import type { CreditsAccount } from '../../../contracts/credits.js';
+import { creditsRoutes as creditsContract } from '../http/routes.js';
 import { resolveOracle } from '../config/config-queries.js';
 import { useOraclesContext } from '../context/oracles-context.js';
 import { oracleKeys } from '../query/keys.js';

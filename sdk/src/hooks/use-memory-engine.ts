@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
-import { memoryContract, type Memory, type RememberBody } from '../../../contracts/memory.js';
+import type { Memory, RememberBody } from '../../../contracts/memory.js';
+import { memoryRoutes as memoryContract } from '../http/routes.js';
 import { resolveOracle } from '../config/config-queries.js';
 import { useOraclesContext } from '../context/oracles-context.js';
 import type { OracleOverrides } from '../types.js';

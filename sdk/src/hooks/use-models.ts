@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { oracleContract, type ModelInfo } from '../../../contracts/oracle.js';
+import type { ModelInfo } from '../../../contracts/oracle.js';
+import { oracleRoutes as oracleContract } from '../http/routes.js';
 import { retryOptions } from '../config/config-queries.js';
 import { useOraclesContext } from '../context/oracles-context.js';
 import { oracleKeys } from '../query/keys.js';

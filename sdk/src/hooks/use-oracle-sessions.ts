@@ -1,6 +1,7 @@
 import { useInfiniteQuery, useMutation, type InfiniteData } from '@tanstack/react-query';
 import { useCallback } from 'react';
-import { oracleContract, type ChatSession, type SessionPage } from '../../../contracts/oracle.js';
+import type { ChatSession, SessionPage } from '../../../contracts/oracle.js';
+import { oracleRoutes as oracleContract } from '../http/routes.js';
 import { resolveOracle, retryOptions } from '../config/config-queries.js';
 import { useOraclesContext } from '../context/oracles-context.js';
 import { oracleKeys } from '../query/keys.js';

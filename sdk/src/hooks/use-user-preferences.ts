@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { preferencesContract, type UserPreferences } from '../../../contracts/preferences.js';
+import type { UserPreferences } from '../../../contracts/preferences.js';
+import { preferencesRoutes as preferencesContract } from '../http/routes.js';
 import { retryOptions } from '../config/config-queries.js';
 import { useOraclesContext } from '../context/oracles-context.js';
 import { oracleKeys } from '../query/keys.js';

@@ -1,5 +1,5 @@
 import type { AppRoute } from '@ts-rest/core';
-import { AUTH_HEADERS } from '../../../contracts/oracle.js';
+import { AUTH_HEADERS } from './routes.js';
 import type { ReauthorizationReason, TokenCache } from '../auth/token-cache.js';
 import { isPublic, routePath, type CallArgs, type CallResult } from './contract-route.js';
 import { OracleRequestError, stepFetch, type OracleStep } from './oracle-request-error.js';
