@@ -4,8 +4,16 @@ import type { ChatController } from '../chat/chat-controller.js';
 import { resolveOracle } from '../config/config-queries.js';
 import { useOraclesContext } from '../context/oracles-context.js';
 import { oracleKeys } from '../query/keys.js';
-import type { ChatStatus, IChatOptions, IMessage, RunState, ToolSchemas } from '../types.js';
+import type { ChatStatus, IChatOptions, IMessage, RunState, ToolSchemas, UIComponents } from '../types.js';
 import { useOraclesConfig } from './use-oracles-config.js';
+
+/** Whether two component maps hold the same components by the same names. */
+function sameComponents(a: UIComponents | undefined, b: UIComponents | undefined): boolean {
+  if (a === b) return true;
+  const ka = Object.keys(a ?? {});
+  const kb = Object.keys(b ?? {});
+  return ka.length === kb.length && ka.every((k) => a?.[k] === b?.[k]);
+}
 
 /** The tool of the user-preferences plugin: when a call of it ends, `useUserPreferences` refreshes. */
 const SET_USER_PREFERENCES = 'set_user_preferences';
@@ -105,8 +113,14 @@ export function useChat<S extends ToolSchemas = ToolSchemas>(options: IChatOptio
   useEffect(() => chats.use(key, controller), [chats, key, controller]);
   useEffect(() => controller.join(() => optionsRef.current), [controller]);
   useEffect(() => ui.register(() => optionsRef.current.uiComponents), [ui]);
+  // Renderers read the map again only when it really changed (an inline `{ WeatherCard }` is a new object
+  // on every render, with the same components in it).
   const components = options.uiComponents;
-  useEffect(() => ui.touch(), [ui, components]);
+  const seen = useRef(components);
+  useEffect(() => {
+    if (!sameComponents(seen.current, components)) ui.touch();
+    seen.current = components;
+  }, [ui, components]);
 
   useEffect(() => {
     if (!isConfigReady || !apiUrl || sessionId === '') return undefined;

@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
 import type { OracleConfig } from '../../../contracts/oracle.js';
 import {
   configQuery,
@@ -61,10 +62,19 @@ export function useOraclesConfig(oracleDid: string, hookOverrides?: OracleOverri
   const configError = config.error ?? config.failureReason ?? undefined;
   let error: Error | undefined =
     (!overrides?.baseUrl ? lookupError : undefined) ?? (config.data ? undefined : configError);
-  if (!error && oracleDid !== '' && !overrides?.baseUrl && chainRestUrl === undefined)
-    error = unresolvableError(oracleDid);
-  if (!error && endpoints.data && !endpoints.data.apiUrl && !overrides?.baseUrl)
-    error = new Error(`The chain lookup of ${oracleDid} found no oracleService endpoint`);
+  const unresolvable = oracleDid !== '' && !overrides?.baseUrl && chainRestUrl === undefined;
+  const noService = endpoints.data !== undefined && !endpoints.data.apiUrl && !overrides?.baseUrl;
+  // One Error object per cause, not one per render (apps compare errors in effects).
+  const setupError = useMemo(
+    () =>
+      unresolvable
+        ? unresolvableError(oracleDid)
+        : noService
+          ? new Error(`The chain lookup of ${oracleDid} found no oracleService endpoint`)
+          : undefined,
+    [unresolvable, noService, oracleDid],
+  );
+  error ??= setupError;
   return {
     config: config.data,
     apiUrl,
