@@ -1,5 +1,8 @@
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterEach } from 'vitest';
+
+// waitFor's default second is short when other suites share the machine's two cores.
+configure({ asyncUtilTimeout: 5000 });
 
 afterEach(() => {
   cleanup();
