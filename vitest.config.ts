@@ -46,7 +46,7 @@ export default defineConfig({
           alias: [
             { find: /^@open-oracles\/oracles-client-sdk$/, replacement: sdkSource('index.ts') },
             {
-              find: /^@open-oracles\/oracles-client-sdk\/(msw|chain|live-agent)$/,
+              find: /^@open-oracles\/oracles-client-sdk\/(msw|chain|live-agent|dev)$/,
               replacement: sdkSource('$1.ts'),
             },
           ],

@@ -12,7 +12,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^@open-oracles\/oracles-client-sdk$/, replacement: sdk('index.ts') },
-      { find: /^@open-oracles\/oracles-client-sdk\/(msw|chain|live-agent)$/, replacement: sdk('$1.ts') },
+      { find: /^@open-oracles\/oracles-client-sdk\/(msw|chain|live-agent|dev)$/, replacement: sdk('$1.ts') },
     ],
   },
   server: { port: Number(process.env['DEMO_PORT'] ?? 5173), strictPort: true },

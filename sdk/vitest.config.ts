@@ -9,7 +9,7 @@ export default defineProject({
   resolve: {
     alias: [
       { find: /^@open-oracles\/oracles-client-sdk$/, replacement: src('index.ts') },
-      { find: /^@open-oracles\/oracles-client-sdk\/(msw|chain|live-agent)$/, replacement: src('$1.ts') },
+      { find: /^@open-oracles\/oracles-client-sdk\/(msw|chain|live-agent|dev)$/, replacement: src('$1.ts') },
     ],
   },
   test: {

@@ -10,6 +10,7 @@ import {
   type SerializedUcan,
   type UIComponents,
 } from '@open-oracles/oracles-client-sdk';
+import { QueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { z } from 'zod';
 
@@ -27,6 +28,12 @@ export interface DemoBackend {
   /** MSW only: makes the mocked oracle answer 402 (the real one does when the user's credits run out). */
   setOutOfCredits?: (on: boolean) => void;
 }
+
+/**
+ * The page's own TanStack Query client, passed to the provider: the SDK's server state (config, sessions,
+ * models) lives in it, beside whatever else the app caches.
+ */
+const queryClient = new QueryClient({ defaultOptions: { queries: { refetchOnWindowFocus: false } } });
 
 /** The mocked oracle's stand-in transaction: a random hash, as a wallet would return after broadcasting. */
 const standInTransactSignX = (): Promise<{ transactionHash: string }> => {
@@ -146,7 +153,7 @@ function Chat({ oracleDid, sessionId }: { oracleDid: string; sessionId: string }
                 {m.reasoning}
               </details>
             )}
-            {renderMessageContent(m.content, uiComponents)}
+            {renderMessageContent(m.content)}
           </li>
         ))}
       </ol>
@@ -235,6 +242,7 @@ export function App({
       createDelegation={backend.createDelegation}
       createInvocation={backend.createInvocation}
       chainRestUrl={backend.chainRestUrl}
+      queryClient={queryClient}
     >
       <main>
         <h1>Oracle client SDK demo</h1>

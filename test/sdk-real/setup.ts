@@ -23,4 +23,8 @@ Object.assign(globalThis, { WebSocket });
 configure({ asyncUtilTimeout: 10_000 });
 
 // React trees of one test are unmounted before the next (their sockets and streams close with them).
-afterEach(() => cleanup());
+afterEach(() => {
+  cleanup();
+  // The SDK keeps delegations in localStorage, as in a browser: each test starts as a new page would.
+  globalThis.localStorage?.clear();
+});

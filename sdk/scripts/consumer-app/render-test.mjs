@@ -32,6 +32,11 @@ const { setupServer } = await import('msw/node');
 const { z } = await import('zod');
 const sdk = await import('@open-oracles/oracles-client-sdk');
 const { createOracleHandlers } = await import('@open-oracles/oracles-client-sdk/msw');
+// ./dev is ESM only (its @ucanto peers are ESM only); it imports and signs.
+const { createDevSigner } = await import('@open-oracles/oracles-client-sdk/dev');
+const devUser = await createDevSigner({ seed: 'proof' });
+assert.match(devUser.did, /^did:key:z6Mk/);
+assert.ok((await devUser.createDelegation('did:ixo:entity:o')).serialized.length > 100);
 const h = React.createElement;
 
 // The CommonJS build loads too, and names the same exports.
@@ -129,7 +134,8 @@ await until('history and socket', () => chat.messages.length === 1 && chat.isRea
 await React.act(async () => chat.sendMessage('weather?'));
 await until('the answer', () => chat.status === 'ready' && chat.messages.length === 3);
 const ai = document.querySelector('p.ai');
-assert.equal(ai.textContent, 'Here is the weather. Weather in Nairobi [pageTitle done] Done.');
+// The text first, then the parts in order (the layout history gives after a reload).
+assert.equal(ai.textContent, 'Here is the weather. Done.Weather in Nairobi [pageTitle done] ');
 assert.equal(document.querySelector('strong').dataset.city, 'Nairobi');
 assert.deepEqual(
   oracle.control.toolResults.map((r) => r.result),

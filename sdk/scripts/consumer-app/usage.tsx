@@ -14,6 +14,9 @@ import {
   useOracleSessions,
   useOraclesConfig,
   useOraclesContext,
+  useUserPreferences,
+  defineBrowserTool,
+  oracleKeys,
   type AnyEvent,
   type IChatOptions,
   type IMessage,
@@ -27,6 +30,8 @@ import {
 } from '@open-oracles/oracles-client-sdk/chain';
 import { useLiveAgent } from '@open-oracles/oracles-client-sdk/live-agent';
 import { createOracleHandlers, DEFAULT_SCRIPT, MockRun } from '@open-oracles/oracles-client-sdk/msw';
+import { createDevSigner, ORACLE_CAPABILITIES } from '@open-oracles/oracles-client-sdk/dev';
+import { QueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { z } from 'zod';
 
@@ -57,6 +62,7 @@ export function Chat({ oracleDid, sessionId }: { oracleDid: string; sessionId: s
   const memory = useMemoryEngine();
   const { openIdToken } = useGetOpenIdToken();
   const { models } = useModels(oracleDid);
+  const { preferences } = useUserPreferences(oracleDid);
   const { wallet } = useOraclesContext();
   const call = useLiveAgent({ createE2EEWorker: () => new Worker('e2ee-worker.js') });
   const messages: IMessage[] = chat.messages;
@@ -68,6 +74,7 @@ export function Chat({ oracleDid, sessionId }: { oracleDid: string; sessionId: s
     memory.remember,
     openIdToken,
     models,
+    preferences?.language,
     wallet.did,
     call.state,
     event,
@@ -98,13 +105,25 @@ export function App(): ReactNode {
       createDelegation={() => Promise.resolve({ serialized: 'x', expiresAt: Date.now() + 60_000 })}
       createInvocation={() => Promise.resolve({ serialized: 'y', expiresAt: Date.now() + 60_000 })}
       chainRestUrl="https://rest.example.org"
+      queryClient={new QueryClient()}
     >
       <Chat oracleDid="did:ixo:entity:o" sessionId="s" />
     </OraclesProvider>
   );
 }
 
+const title = defineBrowserTool({
+  toolName: 'title',
+  description: 'page title',
+  schema: z.object({ upper: z.boolean() }),
+  fn: ({ upper }) => (upper ? document.title.toUpperCase() : document.title),
+});
+
 export const extras = [
+  title,
+  oracleKeys.sessions('did:ixo:entity:o'),
+  createDevSigner({ seed: 'dev' }).then((s) => s.did),
+  ORACLE_CAPABILITIES.delegation.can,
   getOpenIdToken,
   OracleRequestError,
   CHAIN_DEFAULT_PREFIX,

@@ -4,23 +4,22 @@ import {
   RenderComponentEvent,
   ToolCallEvent,
   type AnyEvent,
-  type DoneEvent,
 } from '../../../contracts/events.js';
-import {
-  oracleContract,
-  type MessageDto,
-  type RunInfo,
-  type SendMessageBody,
-} from '../../../contracts/oracle.js';
+import type { SendMessageBody } from '../../../contracts/oracle.js';
 import type { ActionRegistry } from '../context/action-registry.js';
 import type { OracleHttp } from '../http/oracle-http.js';
-import { isPaymentRequired, OracleRequestError } from '../http/oracle-request-error.js';
-import type { IChatOptions, IComponentMetadata, IMessage } from '../types.js';
+import { isAbortError, isPaymentRequired } from '../http/oracle-request-error.js';
 import { loadJsonSchemaConverter } from '../tools/json-schema.js';
-import { runCall } from '../tools/run-call.js';
+import type { CallOutcome } from '../tools/run-call.js';
+import type { BrowserTool, IChatOptions, IMessage } from '../types.js';
+import { sleep } from '../util/backoff.js';
+import { BrowserCalls } from './browser-calls.js';
 import { ChatStore, INITIAL_RUN } from './chat-store.js';
-import { appendText, fromDto, hasPart, replaceText, textOf, upsertPart } from './content.js';
-import { readEventStream, type StreamEvent } from './sse.js';
+import { ChatTransport, RunDisconnectedError } from './chat-transport.js';
+import { fromDto } from './content.js';
+import { applyPart, newTurnState, reduceEvent, settlePart, type TurnState } from './event-reducer.js';
+import { fetchNewestPage, fetchOlderPage } from './history.js';
+import type { StreamEvent } from './sse.js';
 import { SocketChannel, type SocketAuth } from './socket-channel.js';
 
 /** Where the controller talks to, once the oracle's config has resolved. */
@@ -29,52 +28,35 @@ export interface ChatEndpoints {
   wsUrl: string | undefined;
 }
 
+/** A message's extra fields (beyond the spec's `sendMessage(message)`, as reference SDK 1.4.0). */
+export type SendExtras = Pick<SendMessageBody, 'metadata' | 'attachments'>;
+
 export interface ChatControllerDeps {
   sessionId: string;
   userDid: string;
   actions: ActionRegistry;
-  /** The latest options of the hook (callbacks are read at call time, never stale). */
-  options: () => IChatOptions;
+  /** The addresses for a call made before the hook attached (waits for the config; throws its error). */
+  resolve: () => Promise<ChatEndpoints>;
   /** Called after a turn ends (the sessions list may have a new title or order). */
   onTurnEnd?: () => void;
-  /** Re-join backoff, ms: attempt n waits `base · 2^n` (capped), jittered. */
-  rejoinBaseMs?: number;
-  /** How many re-join attempts before the run counts as disconnected. */
-  rejoinAttempts?: number;
+  /** Called when a server tool call of a turn ends (e.g. `set_user_preferences` changed the preferences). */
+  onToolCallDone?: (toolName: string) => void;
   socketRetryBaseMs?: number;
 }
 
-/** One turn being streamed: its run, the last event id seen, and how it may stop. */
+/** One turn being read: its reducer state, and how it may stop. */
 interface Turn {
+  state: TurnState;
   /** The optimistic user message of this turn (until history has the stored one). */
   humanId: string | undefined;
-  requestId: string | undefined;
-  runId: string | undefined;
-  lastEventId: number;
   abort: AbortController;
   /** The user aborted: no re-join, status lands in `ready`. */
   userAborted: boolean;
-  /** The hook unmounted or a newer turn started: stop quietly. */
+  /** The hook unmounted, a newer turn started, or `detachStream`: stop quietly. */
   detached: boolean;
-  errorText: string | undefined;
   done: Promise<void>;
   markDone: () => void;
 }
-
-const IN_FLIGHT = new Set<RunInfo['status']>(['queued', 'running', 'recovering']);
-
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(t);
-      resolve();
-    });
-  });
-
-const isAbort = (e: unknown): boolean =>
-  (e instanceof Error || (typeof e === 'object' && e !== null)) &&
-  (e as { name?: string }).name === 'AbortError';
 
 const toError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
 
@@ -83,53 +65,98 @@ const randomId = (): string =>
     ? globalThis.crypto.randomUUID()
     : `local-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
 
+/** What `useChat` needs when no option getter has joined yet. */
+const NO_OPTIONS: IChatOptions = { oracleDid: '', sessionId: '', onPaymentRequiredError: () => undefined };
+
 /**
- * The chat of one session, outside React: history, sending and streaming, re-joining dropped runs, the
- * socket channel, and browser tools and actions. `useChat` creates one per session and reads its
- * {@link ChatStore}.
+ * The chat of one session, outside React, shared by every `useChat` of the session: the flow between the
+ * {@link ChatStore} (what React reads), the {@link ChatTransport} (SSE and re-join), the pure
+ * {@link reduceEvent}, history paging, the socket and {@link BrowserCalls}.
  */
 export class ChatController {
   readonly store: ChatStore;
+  readonly #participants: (() => IChatOptions)[] = [];
   #endpoints: ChatEndpoints | undefined;
+  #transport: ChatTransport | undefined;
+  #retained = 0;
   #epoch = 0;
   #turn: Turn | undefined;
   #socket: SocketChannel | undefined;
   #prevCursor: string | null = null;
-  /** Tool calls already executed (by toolCallId): a replayed or repeated event never runs a tool twice. */
-  readonly #executed = new Set<string>();
-  /** Which message holds a part, by part id. */
-  readonly #partOwner = new Map<string, string>();
   #historyLoaded = false;
+  readonly #calls: BrowserCalls;
 
   constructor(private readonly deps: ChatControllerDeps) {
-    this.store = new ChatStore(deps.options().streamingMode ?? 'batched');
+    this.store = new ChatStore('batched');
+    this.#calls = new BrowserCalls({
+      sessionId: deps.sessionId,
+      tools: () => this.#browserTools(),
+      actions: deps.actions,
+      emit: (name, payload) => this.#socket?.emit(name, payload),
+    });
   }
 
   get sessionId(): string {
     return this.deps.sessionId;
   }
 
-  /** Starts talking to the oracle: loads history, picks up a run in flight, opens the socket. */
-  attach(endpoints: ChatEndpoints): () => void {
+  /** A hook's latest options join the chat (its browser tools run, its callbacks are called). */
+  join(options: () => IChatOptions): () => void {
+    this.#participants.push(options);
+    this.store.mode = this.#options().streamingMode ?? 'batched';
+    return () => {
+      const i = this.#participants.indexOf(options);
+      if (i !== -1) this.#participants.splice(i, 1);
+    };
+  }
+
+  #options(): IChatOptions {
+    return this.#participants[0]?.() ?? NO_OPTIONS;
+  }
+
+  /** The browser tools of every hook of the session (the first hook's win a name). */
+  #browserTools(): Record<string, BrowserTool> {
+    const tools: Record<string, BrowserTool> = {};
+    for (const get of [...this.#participants].reverse()) Object.assign(tools, get().browserTools);
+    return tools;
+  }
+
+  /** One more hook uses the chat: the first one starts it (history, a run in flight, the socket). */
+  retain(endpoints: ChatEndpoints): () => void {
+    this.#retained++;
+    if (this.#retained === 1) this.#attach(endpoints);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#retained--;
+      if (this.#retained === 0) this.#detach();
+    };
+  }
+
+  #attach(endpoints: ChatEndpoints): void {
     const epoch = ++this.#epoch;
-    this.#endpoints = endpoints;
+    this.#setEndpoints(endpoints);
     void this.#start(epoch);
     if (endpoints.wsUrl) this.#openSocket(endpoints);
-    return () => this.detach(epoch);
+  }
+
+  #setEndpoints(endpoints: ChatEndpoints): void {
+    this.#endpoints = endpoints;
+    this.#transport = new ChatTransport(endpoints.http, this.sessionId, () => this.#options().rejoin ?? {});
   }
 
   /** Stops local work (streams, socket, timers); the server's run goes on and can be picked up again. */
-  detach(epoch = this.#epoch): void {
-    if (epoch !== this.#epoch) return;
+  #detach(): void {
     this.#epoch++;
     if (this.#turn) {
       this.#turn.detached = true;
       this.#turn.abort.abort();
-      // A later attach picks the run up again from the server (GET /sessions/:id/run).
       this.#turn = undefined;
     }
     this.#socket?.close();
     this.#socket = undefined;
+    this.#endpoints = undefined;
     this.store.setMeta({ isRealTimeConnected: false });
     this.store.dispose();
   }
@@ -137,7 +164,14 @@ export class ChatController {
   async #start(epoch: number): Promise<void> {
     await this.refetchMessages(epoch);
     if (epoch !== this.#epoch) return;
-    await this.#pickUpRun(epoch);
+    await this.resumeRun();
+  }
+
+  async #ready(): Promise<ChatEndpoints> {
+    if (this.#endpoints) return this.#endpoints;
+    const endpoints = await this.deps.resolve();
+    if (!this.#endpoints) this.#setEndpoints(endpoints);
+    return this.#endpoints ?? endpoints;
   }
 
   // --- history ---
@@ -149,10 +183,10 @@ export class ChatController {
     const first = !this.#historyLoaded;
     if (first) this.store.setMeta({ isLoading: true });
     try {
-      const { messages, prevCursor, hasOlder } = await this.#fetchHistory(http);
+      const page = await fetchNewestPage(http, this.sessionId, this.#pageSize());
       if (epoch !== this.#epoch) return this.store.getMessages();
-      this.#prevCursor = prevCursor;
-      const loaded = messages.map(fromDto);
+      this.#prevCursor = page.prevCursor;
+      const loaded = page.messages.map(fromDto);
       const ids = new Set(loaded.map((m) => m.id));
       // Keep the turn in flight (its optimistic user message and the answer) when history does not hold it
       // yet; everything else comes from history, so a refetch never duplicates a message.
@@ -160,12 +194,18 @@ export class ChatController {
       const live = this.store
         .getMessages()
         .filter(
-          (m) => !ids.has(m.id) && turn !== undefined && (m.id === turn.humanId || m.id === turn.requestId),
+          (m) =>
+            !ids.has(m.id) && turn !== undefined && (m.id === turn.humanId || m.id === turn.state.requestId),
         );
       this.store.replaceAll([...loaded, ...live]);
       this.#historyLoaded = true;
       const recovered = this.store.getMeta().status === 'error' && !turn ? { status: 'ready' as const } : {};
-      this.store.setMeta({ isLoading: false, error: undefined, hasOlderMessages: hasOlder, ...recovered });
+      this.store.setMeta({
+        isLoading: false,
+        error: undefined,
+        hasOlderMessages: page.hasOlder,
+        ...recovered,
+      });
     } catch (e) {
       if (epoch === this.#epoch) {
         this.#reportPayment(e);
@@ -180,10 +220,7 @@ export class ChatController {
     const http = this.#endpoints?.http;
     if (!http || !this.#prevCursor) return;
     try {
-      const page = await http.call(oracleContract.transcript, {
-        params: { sessionId: this.sessionId },
-        query: { limit: this.#pageSize(), before: this.#prevCursor },
-      });
+      const page = await fetchOlderPage(http, this.sessionId, this.#prevCursor, this.#pageSize());
       this.#prevCursor = page.prevCursor;
       this.store.prepend(page.messages.map(fromDto));
       this.store.setMeta({ hasOlderMessages: page.hasOlder });
@@ -194,39 +231,22 @@ export class ChatController {
   }
 
   #pageSize(): number {
-    return this.deps.options().historyPageSize ?? 20;
+    return this.#options().historyPageSize ?? 20;
   }
 
-  async #fetchHistory(
-    http: OracleHttp,
-  ): Promise<{ messages: MessageDto[]; prevCursor: string | null; hasOlder: boolean }> {
-    const params = { sessionId: this.sessionId };
-    try {
-      return await http.call(oracleContract.transcript, { params, query: { limit: this.#pageSize() } });
-    } catch (e) {
-      // Older services have only the whole history (reference SDK 1.4.0 falls back the same way).
-      const routeMissing =
-        e instanceof OracleRequestError &&
-        (e.status === 405 || (e.status === 404 && e.code !== 'session_not_found'));
-      if (!routeMissing) throw e;
-      const all = await http.call(oracleContract.history, { params });
-      return { messages: all.messages, prevCursor: null, hasOlder: false };
-    }
-  }
+  // --- runs ---
 
-  async #pickUpRun(epoch: number): Promise<void> {
-    const http = this.#endpoints?.http;
-    if (!http || this.#turn) return;
-    let run: RunInfo;
-    try {
-      ({ run } = await http.call(oracleContract.currentRun, { params: { sessionId: this.sessionId } }));
-    } catch {
-      return; // 404: no run; anything else: nothing to pick up
-    }
-    if (epoch !== this.#epoch || this.#turn || !IN_FLIGHT.has(run.status)) return;
-    const turn = this.#newTurn();
-    turn.runId = run.runId;
-    turn.requestId = run.requestId;
+  /**
+   * Re-joins the session's run when one is in flight (`GET /sessions/:id/run`): after a reload, a remount or
+   * `detachStream`. Does nothing while a turn is being read.
+   */
+  async resumeRun(): Promise<void> {
+    const transport = this.#transport;
+    const epoch = this.#epoch;
+    if (!transport || this.#turn) return;
+    const run = await transport.runInFlight();
+    if (!run || epoch !== this.#epoch || this.#turn) return;
+    const turn = this.#newTurn(newTurnState({ runId: run.runId, requestId: run.requestId }));
     // Rebuild the answer from the run's first event: whatever history held of it is replaced.
     this.store.upsert(run.requestId, (old) => ({
       ...(old ?? {}),
@@ -234,25 +254,34 @@ export class ChatController {
       type: 'ai',
       content: '',
     }));
-    this.#partOwnerReset(run.requestId);
     this.store.setRun({ ...INITIAL_RUN, runId: run.runId, requestId: run.requestId });
     this.store.setMeta({ status: 'streaming', sendMessageError: undefined });
-    await this.#rejoin(turn);
+    await this.#read(turn, transport, undefined);
   }
 
-  #partOwnerReset(messageId: string): void {
-    for (const [part, owner] of this.#partOwner) if (owner === messageId) this.#partOwner.delete(part);
+  /** Stops reading the answer here; the run goes on at the oracle (pick it up again with `resumeRun`). */
+  detachStream(): void {
+    const turn = this.#turn;
+    if (!turn) return;
+    turn.detached = true;
+    turn.abort.abort();
+    turn.markDone();
+    this.#clearTurn(turn);
+    this.store.setRun({ reconnecting: false });
+    this.store.setMeta({ status: 'ready' });
   }
 
   // --- sending ---
 
-  /** Sends a user message and streams the answer. */
-  async sendMessage(text: string): Promise<void> {
-    const http = this.#endpoints?.http;
-    if (!http) {
+  /** Sends a user message and streams the answer. `options` are the sending hook's (its callbacks). */
+  async sendMessage(text: string, extras: SendExtras = {}, options?: IChatOptions): Promise<void> {
+    const opts = options ?? this.#options();
+    if (this.sessionId === '') {
       this.store.setMeta({
         status: 'error',
-        sendMessageError: new Error('The oracle config is not ready yet'),
+        sendMessageError: new Error(
+          'No session yet: create one with useOracleSessions().createSession() and pass its sessionId to useChat',
+        ),
       });
       return;
     }
@@ -261,9 +290,9 @@ export class ChatController {
       this.#turn.detached = true;
       this.#turn.abort.abort();
     }
-    const turn = this.#newTurn();
-    const opts = this.deps.options();
+    const turn = this.#newTurn(newTurnState());
     this.store.mode = opts.streamingMode ?? 'batched';
+    this.store.throttleMs = opts.streamingThrottleMs;
     const humanId = `local:${randomId()}`;
     turn.humanId = humanId;
     this.store.upsert(humanId, () => ({
@@ -275,40 +304,33 @@ export class ChatController {
     this.store.setRun(INITIAL_RUN);
     this.store.setMeta({ status: 'submitted', sendMessageError: undefined });
 
-    const body: SendMessageBody = { message: text, stream: true };
+    const body: SendMessageBody = { message: text, stream: true, ...extras };
     if (opts.model) body.model = opts.model;
     try {
       body.timezone = Intl.DateTimeFormat().resolvedOptions().timeZone;
     } catch {
       // no Intl time zone: leave it out
     }
-
     try {
+      await this.#ready();
+      const transport = this.#transport;
+      if (!transport) throw new Error('The chat was closed');
       Object.assign(body, await this.#advertised());
-      const res = await http.open(oracleContract.send, {
-        params: { sessionId: this.sessionId },
-        body,
-        signal: turn.abort.signal,
-        headers: { accept: 'text/event-stream' },
-      });
-      const requestId = res.headers.get('x-request-id');
-      if (!requestId) throw new Error('Did not receive a request ID');
-      turn.requestId = requestId;
-      turn.runId = res.headers.get('x-run-id') ?? undefined;
-      this.store.upsert(requestId, () => ({ id: requestId, type: 'ai', content: '' }));
-      this.store.setRun({ runId: turn.runId ?? null, requestId });
+      if (turn.detached) return;
+      const opened = await transport.send(body, turn.abort.signal);
+      turn.state = { ...turn.state, requestId: opened.requestId, runId: opened.runId };
+      this.store.upsert(opened.requestId, () => ({ id: opened.requestId, type: 'ai', content: '' }));
+      this.store.setRun({ runId: opened.runId ?? null, requestId: opened.requestId });
       this.store.setMeta({ status: 'streaming' });
-      if (!res.body) throw new Error('The oracle answered without a stream');
-      const finished = await this.#consume(turn, res.body);
-      if (!finished) await this.#rejoin(turn);
+      await this.#read(turn, transport, opened.body, opts);
     } catch (e) {
-      this.#failTurn(turn, e);
+      this.#failTurn(turn, e, opts);
     }
   }
 
   /** Tools and actions advertised with a message, their zod schemas as JSON schema. */
   async #advertised(): Promise<Pick<SendMessageBody, 'tools' | 'agActions'>> {
-    const browserTools = Object.values(this.deps.options().browserTools ?? {});
+    const browserTools = Object.values(this.#browserTools());
     const actions = this.deps.actions.list();
     if (browserTools.length === 0 && actions.length === 0) return {};
     const toJsonSchema = await loadJsonSchemaConverter();
@@ -329,18 +351,15 @@ export class ChatController {
     };
   }
 
-  #newTurn(): Turn {
+  #newTurn(state: TurnState): Turn {
     let markDone!: () => void;
     const done = new Promise<void>((r) => (markDone = r));
     const turn: Turn = {
+      state,
       humanId: undefined,
-      requestId: undefined,
-      runId: undefined,
-      lastEventId: 0,
       abort: new AbortController(),
       userAborted: false,
       detached: false,
-      errorText: undefined,
       done,
       markDone,
     };
@@ -348,201 +367,102 @@ export class ChatController {
     return turn;
   }
 
-  /** Reads a stream to its end; true when the turn finished (`done` read), false when the stream dropped. */
-  async #consume(turn: Turn, body: ReadableStream<Uint8Array>): Promise<boolean> {
+  /** Reads a run's events into the store until `done`, re-joining drops (through the transport). */
+  async #read(
+    turn: Turn,
+    transport: ChatTransport,
+    first: ReadableStream<Uint8Array> | undefined,
+    opts?: IChatOptions,
+  ): Promise<void> {
     try {
-      for await (const batch of readEventStream(body)) {
-        if (turn.detached) return true;
-        let finished = false;
+      const events = transport.follow(turn.state.runId, first, turn.state.lastEventId, turn.abort.signal, {
+        onReconnecting: (reconnecting) => {
+          if (!turn.detached && !turn.userAborted) this.store.setRun({ reconnecting });
+        },
+      });
+      for await (const batch of events) {
+        if (turn.detached) return;
         for (const ev of batch) {
-          if (this.#apply(turn, ev)) {
-            finished = true;
-            break;
-          }
+          this.#apply(turn, ev);
+          if (turn.state.ended) break;
         }
         this.store.commit();
-        if (finished) return true;
-      }
-    } catch {
-      // A read that fails is a dropped stream: the caller re-joins the run (unless it was stopped on purpose).
-    }
-    return turn.detached || turn.userAborted;
-  }
-
-  /** Re-joins a dropped run after its last event, with backoff; ends `disconnected` when it cannot. */
-  async #rejoin(turn: Turn): Promise<void> {
-    const http = this.#endpoints?.http;
-    if (!http || !turn.runId) {
-      this.#endDisconnected(turn);
-      return;
-    }
-    const attempts = this.deps.rejoinAttempts ?? 5;
-    const base = this.deps.rejoinBaseMs ?? 250;
-    let failures = 0;
-    while (!turn.detached && !turn.userAborted) {
-      if (failures >= attempts) {
-        this.#endDisconnected(turn);
-        return;
-      }
-      this.store.setRun({ reconnecting: true });
-      if (failures > 0) {
-        await sleep(
-          Math.min(8000, base * 2 ** (failures - 1)) * (0.8 + Math.random() * 0.4),
-          turn.abort.signal,
-        );
-      }
-      if (turn.detached || turn.userAborted) return;
-      const before = turn.lastEventId;
-      try {
-        const res = await http.open(oracleContract.rejoinRun, {
-          params: { runId: turn.runId },
-          query: { after: turn.lastEventId },
-          headers: { accept: 'text/event-stream' },
-          signal: turn.abort.signal,
-        });
-        this.store.setRun({ reconnecting: false });
-        if (!res.body) throw new Error('The oracle answered without a stream');
-        if (await this.#consume(turn, res.body)) return;
-        failures = turn.lastEventId > before ? 0 : failures + 1;
-      } catch (e) {
-        if (turn.detached || turn.userAborted) return;
-        if (e instanceof OracleRequestError && e.status === 404) {
-          this.#endDisconnected(turn);
+        if (turn.state.ended) {
+          this.#finish(turn);
           return;
         }
-        failures++;
       }
+      // The stream was stopped on purpose (abort, detach): nothing more to do here.
+    } catch (e) {
+      if (e instanceof RunDisconnectedError) this.#endDisconnected(turn, e);
+      else this.#failTurn(turn, e, opts);
     }
   }
 
-  #endDisconnected(turn: Turn): void {
-    if (turn.detached || turn.userAborted) return;
-    this.store.setRun({ reconnecting: false, ended: 'disconnected' });
-    this.store.setMeta({
-      status: 'error',
-      sendMessageError: new Error('The answer stream was lost and could not be re-joined'),
-    });
-    turn.markDone();
-    this.#clearTurn(turn);
+  /** Applies one event through the reducer and writes the message it gives into the store. */
+  #apply(turn: Turn, ev: StreamEvent): void {
+    const before = turn.state;
+    const id = before.requestId ?? (ev.event.eventName === 'run' ? ev.event.payload.requestId : undefined);
+    const r = reduceEvent(before, id ? this.store.find(id) : undefined, ev);
+    const applied = ev.id === undefined || ev.id > before.lastEventId;
+    turn.state = r.turn;
+    const message = r.message;
+    if (message) this.store.upsert(message.id, () => message);
+    if (r.turn.resumed !== before.resumed || r.turn.runId !== before.runId)
+      this.store.setRun({
+        runId: r.turn.runId ?? null,
+        requestId: r.turn.requestId ?? null,
+        resumed: r.turn.resumed,
+      });
+    if (r.urgent) this.store.flush();
+    const { event } = ev;
+    if (applied && event.eventName === 'tool_call' && event.payload.status === 'done')
+      this.deps.onToolCallDone?.(event.payload.toolName);
   }
 
-  #failTurn(turn: Turn, e: unknown): void {
+  #endDisconnected(turn: Turn, e: Error): void {
+    turn.markDone();
+    if (turn.detached || turn.userAborted) return;
+    this.#clearTurn(turn);
+    this.store.setRun({ reconnecting: false, ended: 'disconnected' });
+    this.store.setMeta({ status: 'error', sendMessageError: e });
+  }
+
+  #failTurn(turn: Turn, e: unknown, opts?: IChatOptions): void {
     turn.markDone();
     if (turn.detached) return;
     this.#clearTurn(turn);
-    if (turn.userAborted || isAbort(e)) {
+    if (turn.userAborted || isAbortError(e)) {
       this.store.setMeta({ status: 'ready' });
       return;
     }
-    this.#reportPayment(e);
+    this.#reportPayment(e, opts);
     this.store.setRun({ reconnecting: false });
     this.store.setMeta({ status: 'error', sendMessageError: toError(e) });
   }
 
-  #reportPayment(e: unknown): void {
-    if (isPaymentRequired(e)) this.deps.options().onPaymentRequiredError(e.outstandingClaims ?? []);
-  }
-
-  #clearTurn(turn: Turn): void {
-    if (this.#turn === turn) this.#turn = undefined;
-  }
-
-  /** Applies one stream event; true when it was `done`. Replayed events (id ≤ last seen) are skipped. */
-  #apply(turn: Turn, { id, event }: StreamEvent): boolean {
-    if (id !== undefined) {
-      if (id <= turn.lastEventId) return false;
-      turn.lastEventId = id;
-    }
-    const messageId = turn.requestId;
-    switch (event.eventName) {
-      case 'run': {
-        const p = event.payload;
-        turn.runId = p.runId;
-        if (!turn.requestId) turn.requestId = p.requestId;
-        const mid = turn.requestId;
-        if (p.resumed) {
-          this.store.upsert(mid, (old) => {
-            const content = old?.content ?? '';
-            return {
-              ...(old ?? { id: mid, type: 'ai' }),
-              content: replaceText(content, textOf(content).slice(0, p.partialLength ?? 0)),
-            };
-          });
-        }
-        this.store.setRun({ runId: p.runId, requestId: mid, resumed: p.resumed === true });
-        return false;
-      }
-      case 'message':
-        if (messageId)
-          this.#editAi(messageId, (m) => ({ ...m, content: appendText(m.content, event.payload.content) }));
-        return false;
-      case 'reasoning':
-        if (messageId)
-          this.#editAi(messageId, (m) => ({
-            ...m,
-            reasoning: (m.reasoning ?? '') + event.payload.reasoning,
-            isReasoning: !event.payload.isComplete,
-          }));
-        return false;
-      case 'tool_call':
-      case 'action_call':
-      case 'render_component':
-      case 'browser_tool_call':
-        if (messageId) this.#showPart(messageId, event);
-        // Tools, actions and components show at once, not at the next frame.
-        this.store.flush();
-        return false;
-      case 'error':
-        turn.errorText = event.payload.error;
-        return false;
-      case 'done':
-        this.#finish(turn, event.payload);
-        return true;
-      case 'connected':
-        return false;
-    }
-  }
-
-  #editAi(id: string, edit: (m: IMessage) => IMessage): void {
-    this.store.upsert(id, (old) => edit(old ?? { id, type: 'ai', content: '' }));
-  }
-
-  /** Shows a tool, action, component or browser-tool event as a part of its message (upsert by id). */
-  #showPart(messageId: string, event: AnyEvent): void {
-    const part = partOf(event);
-    if (!part) return;
-    const owner = this.#partOwner.get(part.props.id) ?? messageId;
-    this.#partOwner.set(part.props.id, owner);
-    this.#editAi(owner, (m) => ({
-      ...m,
-      content: upsertPart(m.content, part.props.id, (old) => mergePart(old, part)),
-    }));
-  }
-
-  #finish(turn: Turn, done: DoneEvent): void {
-    const mid = turn.requestId;
-    if (mid) {
-      this.#editAi(mid, (m) => {
-        const next: IMessage = { ...m, isComplete: true, isReasoning: false };
-        if (done.status !== 'finished') {
-          next.runStatus = done.status;
-          if (done.partialText !== undefined) next.content = replaceText(m.content, done.partialText);
-        }
-        return next;
-      });
-    }
+  #finish(turn: Turn): void {
     turn.markDone();
     this.#clearTurn(turn);
-    this.store.setRun({ reconnecting: false, ended: done.status });
-    if (done.status === 'failed') {
+    const ended = turn.state.ended ?? 'finished';
+    this.store.setRun({ reconnecting: false, ended });
+    if (ended === 'failed') {
       this.store.setMeta({
         status: 'error',
-        sendMessageError: new Error(turn.errorText ?? 'The turn failed'),
+        sendMessageError: new Error(turn.state.errorText ?? 'The turn failed'),
       });
     } else {
       this.store.setMeta({ status: 'ready' });
     }
     this.deps.onTurnEnd?.();
+  }
+
+  #reportPayment(e: unknown, opts?: IChatOptions): void {
+    if (isPaymentRequired(e)) (opts ?? this.#options()).onPaymentRequiredError(e.outstandingClaims ?? []);
+  }
+
+  #clearTurn(turn: Turn): void {
+    if (this.#turn === turn) this.#turn = undefined;
   }
 
   // --- abort ---
@@ -553,11 +473,11 @@ export class ChatController {
    */
   async abortStream(): Promise<void> {
     const turn = this.#turn;
-    const http = this.#endpoints?.http;
-    if (!turn || !http) return;
+    const transport = this.#transport;
+    if (!turn || !transport) return;
     turn.userAborted = true;
     try {
-      await http.call(oracleContract.abort, { body: { sessionId: this.sessionId } });
+      await transport.abort();
     } catch {
       // The local stop below still happens.
     }
@@ -565,11 +485,15 @@ export class ChatController {
     turn.abort.abort();
     this.#clearTurn(turn);
     if (this.store.getMeta().status !== 'ready') {
-      if (turn.requestId)
-        this.#editAi(turn.requestId, (m) => ({ ...m, isComplete: true, runStatus: 'aborted' }));
+      const id = turn.state.requestId;
+      if (id) this.#edit(id, (m) => ({ ...m, isComplete: true, runStatus: 'aborted' }));
       this.store.setRun({ reconnecting: false, ended: 'aborted' });
       this.store.setMeta({ status: 'ready' });
     }
+  }
+
+  #edit(id: string, edit: (m: IMessage) => IMessage): void {
+    this.store.upsert(id, (old) => edit(old ?? { id, type: 'ai', content: '' }));
   }
 
   // --- socket, browser tools and actions ---
@@ -583,7 +507,7 @@ export class ChatController {
       userDid: this.deps.userDid,
       retryBaseMs: this.deps.socketRetryBaseMs,
       auth: async (refresh): Promise<SocketAuth> => {
-        if (refresh) await http.renewDelegation().catch(() => undefined);
+        if (refresh) await http.renewDelegation(undefined, 'auth_expired').catch(() => undefined);
         const headers = await http.authHeaders();
         const auth: SocketAuth = { ucanDelegation: headers['x-ucan-delegation'] ?? '' };
         const bearer = headers['authorization'];
@@ -601,13 +525,23 @@ export class ChatController {
     switch (name) {
       case 'browser_tool_call': {
         const p = BrowserToolCallEvent.safeParse(payload);
-        if (p.success && p.data.sessionId === this.sessionId) void this.#runBrowserTool(p.data);
+        if (p.success && p.data.sessionId === this.sessionId && !this.#calls.has(p.data.toolCallId)) {
+          this.#showSocketPart({ eventName: 'browser_tool_call', payload: p.data });
+          void this.#calls.runBrowserTool(p.data).then((o) => this.#settle(p.data.toolCallId, o));
+        }
         return;
       }
       case 'action_call': {
         const p = ActionCallEvent.safeParse(payload);
-        if (p.success && p.data.sessionId === this.sessionId && p.data.status === 'isRunning')
-          void this.#runAction(p.data);
+        if (
+          p.success &&
+          p.data.sessionId === this.sessionId &&
+          p.data.status === 'isRunning' &&
+          !this.#calls.has(p.data.toolCallId)
+        ) {
+          this.#showSocketPart({ eventName: 'action_call', payload: p.data });
+          void this.#calls.runAction(p.data).then((o) => this.#settle(p.data.toolCallId, o, o?.args));
+        }
         return;
       }
       case 'tool_call': {
@@ -627,170 +561,31 @@ export class ChatController {
     }
   }
 
+  /** The message a socket event belongs to: its request's, else the turn's (when it is on screen). */
+  #socketTarget(event: AnyEvent): string | undefined {
+    const requestId = 'requestId' in event.payload ? event.payload.requestId : undefined;
+    const target = requestId && this.store.find(requestId) ? requestId : this.#turn?.state.requestId;
+    return target && this.store.find(target) ? target : undefined;
+  }
+
   /** Socket events show in the message of their turn when it is on screen (the stream shows them too). */
   #showSocketPart(event: AnyEvent): void {
-    const requestId = 'requestId' in event.payload ? event.payload.requestId : undefined;
-    const target = requestId && this.store.find(requestId) ? requestId : this.#turn?.requestId;
-    if (!target || !this.store.find(target)) return;
-    this.#showPart(target, event);
+    const target = this.#socketTarget(event);
+    if (!target) return;
+    this.#edit(target, (m) => applyPart(m, event));
     this.store.flush();
   }
 
-  async #runBrowserTool(call: BrowserToolCallEvent): Promise<void> {
-    if (this.#executed.has(call.toolCallId)) return;
-    this.#executed.add(call.toolCallId);
-    this.#showSocketPart({ eventName: 'browser_tool_call', payload: call });
-    const tools = this.deps.options().browserTools ?? {};
-    const tool = tools[call.toolName] ?? Object.values(tools).find((t) => t.toolName === call.toolName);
-    const outcome = await runCall(
-      tool ? { schema: tool.schema, fn: tool.fn } : undefined,
-      call.toolName,
-      call.args,
-      'browser tool',
-    );
-    this.#socket?.emit('tool_result', {
-      toolCallId: call.toolCallId,
-      result: outcome.result,
-      ...(outcome.error !== undefined ? { error: outcome.error } : {}),
-    });
-    this.#settlePart(call.toolCallId, outcome);
-  }
-
-  async #runAction(call: ActionCallEvent): Promise<void> {
-    if (this.#executed.has(call.toolCallId)) return;
-    this.#executed.add(call.toolCallId);
-    this.#showSocketPart({ eventName: 'action_call', payload: call });
-    const action = this.deps.actions.get(call.toolName);
-    const outcome = await runCall(
-      action ? { schema: action.parameters, fn: action.handler } : undefined,
-      call.toolName,
-      call.args ?? {},
-      'action',
-    );
-    this.#socket?.emit('action_call_result', {
-      toolCallId: call.toolCallId,
-      sessionId: this.sessionId,
-      result: outcome.error !== undefined ? { success: false, error: outcome.error } : outcome.result,
-      ...(outcome.error !== undefined ? { error: outcome.error } : {}),
-    });
-    this.#settlePart(call.toolCallId, outcome, outcome.args);
-  }
-
-  /** Marks a browser-tool or action part done (or failed) with its result. */
-  #settlePart(
-    id: string,
-    outcome: { result: unknown; error?: string },
-    args?: Record<string, unknown>,
-  ): void {
-    const owner = this.#partOwner.get(id);
-    if (!owner || !this.store.find(owner)) return;
-    this.#editAi(owner, (m) => {
-      if (!hasPart(m.content, id)) return m;
-      return {
-        ...m,
-        content: upsertPart(m.content, id, (old) => {
-          const props = { ...(old?.props ?? { id, args: {} }) };
-          if (args) props.args = args;
-          if (outcome.error !== undefined) {
-            props.status = 'error';
-            props.error = outcome.error;
-          } else {
-            props.status = 'done';
-            props.output = JSON.stringify(outcome.result ?? null);
-          }
-          return { name: old?.name ?? id, props };
-        }),
-      };
-    });
-    this.store.flush();
-  }
-}
-
-/** The message part an event shows as, or nothing for events that are not parts. */
-function partOf(event: AnyEvent): IComponentMetadata | undefined {
-  switch (event.eventName) {
-    case 'tool_call': {
-      const p = event.payload;
-      return {
-        name: p.toolName,
-        props: {
-          id: p.toolCallId,
-          toolName: p.toolName,
-          args: p.args,
-          status: p.status,
-          kind: 'tool',
-          isToolCall: true,
-          requestId: p.requestId,
-          sessionId: p.sessionId,
-          ...(p.output !== undefined ? { output: p.output } : {}),
-          ...(p.error !== undefined ? { error: p.error } : {}),
-        },
-      };
+  /** Marks a browser-tool or action part done (or failed) with its result, in whichever message holds it. */
+  #settle(id: string, outcome: CallOutcome | undefined, args?: Record<string, unknown>): void {
+    if (!outcome) return;
+    for (const m of this.store.current()) {
+      const next = settlePart(m, id, outcome, args);
+      if (next !== m) {
+        this.store.upsert(m.id, () => next);
+        this.store.flush();
+        return;
+      }
     }
-    case 'action_call': {
-      const p = event.payload;
-      return {
-        name: p.toolName,
-        props: {
-          id: p.toolCallId,
-          toolName: p.toolName,
-          args: p.args ?? {},
-          status: p.status,
-          kind: 'action',
-          isAgAction: true,
-          ...(p.output !== undefined ? { output: p.output } : {}),
-          ...(p.error !== undefined ? { error: p.error } : {}),
-        },
-      };
-    }
-    case 'render_component': {
-      const p = event.payload;
-      return {
-        name: p.componentName,
-        props: { id: p.eventId, args: p.args, status: p.status ?? 'done', kind: 'component' },
-      };
-    }
-    case 'browser_tool_call': {
-      const p = event.payload;
-      return {
-        name: p.toolName,
-        props: {
-          id: p.toolCallId,
-          toolName: p.toolName,
-          args: p.args,
-          status: 'isRunning',
-          kind: 'browser_tool',
-          isToolCall: true,
-          requestId: p.requestId,
-          sessionId: p.sessionId,
-        },
-      };
-    }
-    case 'run':
-    case 'message':
-    case 'reasoning':
-    case 'error':
-    case 'done':
-    case 'connected':
-      return undefined;
   }
-}
-
-/**
- * Merges a new view of a part into the old one: a settled part never goes back to running (a late or
- * replayed start event), and args/output already known are kept when the new event leaves them out.
- */
-function mergePart(old: IComponentMetadata | undefined, next: IComponentMetadata): IComponentMetadata {
-  if (!old) return next;
-  const settled = old.props.status === 'done' || old.props.status === 'error';
-  const props = { ...old.props, ...next.props };
-  // The service reports a browser tool's progress with tool_call events too: it stays a browser tool.
-  if (old.props.kind === 'browser_tool' && next.props.kind === 'tool') props.kind = 'browser_tool';
-  if (Object.keys(next.props.args).length === 0) props.args = old.props.args;
-  if (settled && next.props.status === 'isRunning') {
-    props.status = old.props.status;
-    if (old.props.output !== undefined) props.output = old.props.output;
-    if (old.props.error !== undefined) props.error = old.props.error;
-  }
-  return { name: next.name, props };
 }

@@ -73,6 +73,11 @@ export class ChatStore {
     return () => this.#metaListeners.delete(listener);
   };
 
+  /** The messages as last edited (published or not). */
+  current(): IMessage[] {
+    return this.#draft ?? this.#messages;
+  }
+
   /** The message with this id, as last edited (published or not). */
   find(id: string): IMessage | undefined {
     const i = this.#index.get(id);
@@ -104,14 +109,30 @@ export class ChatStore {
     this.#reindex();
   }
 
-  /** Publishes the pending edits: now (`immediate`) or at the next animation frame (`batched`). */
+  /**
+   * `batched` with a throttle: at most one publish per `throttleMs` (reference SDK 1.4.0's
+   * `streamingThrottleMs`) instead of one per animation frame.
+   */
+  throttleMs: number | undefined;
+
+  /** Publishes the pending edits: now (`immediate`), or at the next animation frame (or throttle tick). */
   commit(): void {
-    if (this.mode === 'immediate') this.flush();
-    else
-      this.#cancelFrame ??= this.schedule(() => {
-        this.#cancelFrame = undefined;
-        this.flush();
-      });
+    if (this.mode === 'immediate') {
+      this.flush();
+      return;
+    }
+    const throttle = this.throttleMs;
+    const schedule: Schedule =
+      throttle !== undefined && throttle > 0
+        ? (cb) => {
+            const id = setTimeout(cb, throttle);
+            return () => clearTimeout(id);
+          }
+        : this.schedule;
+    this.#cancelFrame ??= schedule(() => {
+      this.#cancelFrame = undefined;
+      this.flush();
+    });
   }
 
   /** Publishes the pending edits now. */

@@ -22,13 +22,17 @@ export function textOf(content: MessageContent): string {
     .join('');
 }
 
-/** Appends a text delta: to the last text part, or as a new part after a component. */
+/**
+ * Appends a text delta to the message's text. The text is always the first part and the parts follow in the
+ * order they happened: the same layout history gives after a reload (it stores the text and the calls
+ * apart), so a message looks the same live and reloaded.
+ */
 export function appendText(content: MessageContent, delta: string): MessageContent {
   if (typeof content === 'string') return content + delta;
   const list = parts(content);
-  const last = list[list.length - 1];
-  if (typeof last === 'string') return pack([...list.slice(0, -1), last + delta]);
-  return pack([...list, delta]);
+  const first = list[0];
+  if (typeof first === 'string') return pack([first + delta, ...list.slice(1)]);
+  return pack(delta === '' ? list : [delta, ...list]);
 }
 
 /** Replaces the text of a message, keeping its components (text first, then the components). */

@@ -65,6 +65,7 @@ export async function* readEventStream(body: ReadableStream<Uint8Array>): AsyncG
       }
     }
   } finally {
-    reader.releaseLock();
+    // Stopped early (the turn ended, or the chat detached): stop the body too.
+    void reader.cancel().catch(() => undefined);
   }
 }

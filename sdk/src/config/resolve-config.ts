@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { IidDocument } from '../../../contracts/chain-schemas.js';
-import { OracleConfig } from '../../../contracts/oracle.js';
-import { OracleRequestError } from '../http/oracle-request-error.js';
+import type { OracleConfig } from '../../../contracts/oracle.js';
+import { OracleRequestError, stepFetch } from '../http/oracle-request-error.js';
 import type { OracleOverrides } from '../types.js';
 
 /** The oracle's addresses as its on-chain IID document advertises them. */
@@ -23,6 +23,17 @@ const IidServiceFields = z.object({
 }) satisfies z.ZodType<IidDocument['service'][number]>;
 const EntityServices = z.object({ iidDocument: z.object({ service: z.array(IidServiceFields) }) });
 
+/** The `/config` fields this library reads, held to the contract's `OracleConfig` by `satisfies`. */
+const OracleConfigFields = z.object({
+  did: z.string(),
+  entityDid: z.string().optional(),
+  name: z.string(),
+  model: z.string(),
+  price: z.object({ amount: z.number(), denom: z.string(), per: z.literal('turn') }),
+  apiUrl: z.string(),
+  wsUrl: z.string(),
+}) satisfies z.ZodType<OracleConfig>;
+
 const origin = (endpoint: string): string | undefined => {
   try {
     return new URL(endpoint).origin;
@@ -43,12 +54,25 @@ export async function fetchOracleEndpoints(
   signal?: AbortSignal,
 ): Promise<OracleEndpoints> {
   const id = encodeURIComponent(oracleDid).replace(/%3A/gi, ':');
-  const res = await globalThis.fetch(`${chainRestUrl}/${prefix}/entity/${id}`, {
-    headers: { accept: 'application/json' },
-    signal,
-  });
-  if (!res.ok) throw await OracleRequestError.from(res);
-  const { iidDocument } = EntityServices.parse(await res.json());
+  const url = `${chainRestUrl}/${prefix}/entity/${id}`;
+  const res = await stepFetch('chain lookup', url, { headers: { accept: 'application/json' }, signal });
+  if (!res.ok) {
+    const cause = await OracleRequestError.from(res, 'chain lookup');
+    throw new OracleRequestError(
+      `The chain lookup of ${oracleDid} failed: ${url} answered ${res.status} (${cause.message})`,
+      { status: res.status, step: 'chain lookup', cause },
+    );
+  }
+  const parsed = EntityServices.safeParse(await res.json().catch(() => undefined));
+  if (!parsed.success)
+    throw new OracleRequestError(
+      `The chain lookup of ${oracleDid} failed: ${url} is not an entity document`,
+      {
+        status: res.status,
+        step: 'chain lookup',
+      },
+    );
+  const { iidDocument } = parsed.data;
   const find = (type: string, suffix: string) =>
     iidDocument.service.find((s) => s.type === type) ??
     iidDocument.service.find((s) => s.id === `${oracleDid}${suffix}` || s.id.endsWith(suffix));
@@ -62,12 +86,23 @@ export async function fetchOracleEndpoints(
 
 /** Reads the oracle's public `GET {apiUrl}/config`. */
 export async function fetchOracleConfig(apiUrl: string, signal?: AbortSignal): Promise<OracleConfig> {
-  const res = await globalThis.fetch(`${apiUrl.replace(/\/+$/, '')}/config`, {
-    headers: { accept: 'application/json' },
-    signal,
-  });
-  if (!res.ok) throw await OracleRequestError.from(res);
-  return OracleConfig.parse(await res.json());
+  const url = `${apiUrl.replace(/\/+$/, '')}/config`;
+  const res = await stepFetch('config', url, { headers: { accept: 'application/json' }, signal });
+  if (!res.ok) {
+    const cause = await OracleRequestError.from(res, 'config');
+    throw new OracleRequestError(`Reading ${url} failed: ${res.status} (${cause.message})`, {
+      status: res.status,
+      step: 'config',
+      cause,
+    });
+  }
+  const parsed = OracleConfigFields.safeParse(await res.json().catch(() => undefined));
+  if (!parsed.success)
+    throw new OracleRequestError(`Reading ${url} failed: the answer is not an oracle config`, {
+      status: res.status,
+      step: 'config',
+    });
+  return parsed.data;
 }
 
 /** Which base URL and WebSocket URL win: overrides, then the chain document, then `/config`. */

@@ -1,8 +1,12 @@
+import type { QueryClient } from '@tanstack/react-query';
 import { createContext, useContext } from 'react';
 import type { TokenCache } from '../auth/token-cache.js';
+import type { ChatRegistry } from '../chat/chat-registry.js';
 import { OracleHttp } from '../http/oracle-http.js';
-import type { QueryCache } from '../store/query-cache.js';
+import type { OracleOverrides } from '../types.js';
+import type { RetryPolicy } from '../config/config-queries.js';
 import type { ActionRegistry } from './action-registry.js';
+import type { UiRegistry } from './ui-registry.js';
 
 /** The connected user's wallet and messaging-server session (spec C1). */
 export interface IWalletProps {
@@ -26,12 +30,20 @@ export interface OraclesContextValue {
   chainRestUrl: string | undefined;
   /** Route prefix of the chain REST paths (default `ixo`). */
   chainRoutePrefix: string;
+  /** Addresses for every oracle, set once on the provider (a hook's own `overrides` win). */
+  overrides: OracleOverrides | undefined;
   /** Tokens per (user DID, oracle DID). */
   tokens: TokenCache;
   withInvocation: boolean;
-  /** The provider's one query cache. */
-  cache: QueryCache;
+  /** The TanStack Query client every server-state hook uses (the app's, or the provider's own). */
+  queryClient: QueryClient;
+  /** How config lookups retry. */
+  retry: RetryPolicy;
   actions: ActionRegistry;
+  /** UI components registered by `useChat({uiComponents})`, read by `renderMessageContent`. */
+  ui: UiRegistry;
+  /** One chat per session, shared by every `useChat` of it. */
+  chats: ChatRegistry;
   /** The HTTP client of an oracle at a base URL (one per pair, reused). */
   http: (oracleDid: string, baseUrl: string) => OracleHttp;
 }
@@ -45,7 +57,7 @@ export const OUTSIDE_PROVIDER_MESSAGE = 'useOraclesContext must be used within a
  * The provider's context. Throws `useOraclesContext must be used within a OraclesProvider` outside one.
  *
  * @example
- * const { wallet } = useOraclesContext();
+ * const { wallet, queryClient } = useOraclesContext();
  */
 export function useOraclesContext(): OraclesContextValue {
   const value = useContext(OraclesContext);

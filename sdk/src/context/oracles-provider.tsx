@@ -1,6 +1,10 @@
-import { useMemo, useRef, useState, type ReactNode } from 'react';
-import { TokenCache, type SerializedUcan } from '../auth/token-cache.js';
-import { QueryCache } from '../store/query-cache.js';
+import { QueryClient } from '@tanstack/react-query';
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { defaultDelegationStorage, type DelegationStorage } from '../auth/delegation-storage.js';
+import { TokenCache, type ReauthorizeFn, type SerializedUcan } from '../auth/token-cache.js';
+import { ChatRegistry } from '../chat/chat-registry.js';
+import { DEFAULT_RETRY, type RetryPolicy } from '../config/config-queries.js';
+import type { OracleOverrides } from '../types.js';
 import { ActionRegistry } from './action-registry.js';
 import {
   httpFactory,
@@ -9,9 +13,11 @@ import {
   type OraclesContextValue,
   type TransactionFn,
 } from './oracles-context.js';
+import { UiRegistry } from './ui-registry.js';
 
 /**
- * Options of {@link OraclesProvider}: spec C1, plus where the chain gateway's REST routes are.
+ * Options of {@link OraclesProvider}: spec C1 (`initialWallet`, `transactSignX`, `createDelegation`,
+ * `createInvocation`), `queryClient` as reference SDK 1.4.0, and where oracles are found.
  */
 export interface IOraclesProviderProps {
   initialWallet: IWalletProps;
@@ -21,18 +27,43 @@ export interface IOraclesProviderProps {
   /** Mints a short-lived invocation; when given, sent as `Authorization: Bearer` with `X-Auth-Type: ucan`. */
   createInvocation?: (oracleDid: string) => Promise<SerializedUcan>;
   /**
+   * The app's TanStack Query client: the library's queries (keys under {@link oracleKeys}) live in its
+   * cache and show in its devtools. Without it the provider makes one of its own, used only by this
+   * library (it renders no `QueryClientProvider`, so a host's stays in force for the subtree).
+   */
+  queryClient?: QueryClient;
+  /**
    * Base URL of the chain gateway's REST routes (beyond spec C1): oracle DIDs are resolved to their API and
-   * WebSocket URLs through `GET {chainRestUrl}/{prefix}/entity/{did}`. Without it, pass `overrides.baseUrl`.
+   * WebSocket URLs through `GET {chainRestUrl}/{prefix}/entity/{did}`. Without it, set `overrides.baseUrl`.
    */
   chainRestUrl?: string;
   /** Route prefix of the chain REST paths; default `ixo`. */
   chainRoutePrefix?: string;
+  /**
+   * Addresses for every oracle, set once (`{ baseUrl, wsUrl }`); a hook's own `overrides` win. With
+   * `baseUrl` no chain lookup is needed, e.g. against a local `npm start`.
+   */
+  overrides?: OracleOverrides;
+  /**
+   * Called before `createDelegation` runs again for an oracle the user had authorized (spec §5 C step 4:
+   * the kept delegation expired, or the oracle asks for a new one): show your own prompt here. Answer
+   * `false` to decline (the request fails with `ReauthorizationDeclinedError`).
+   */
+  onReauthorize?: ReauthorizeFn;
+  /**
+   * Where delegations are kept across page loads, per (user, oracle), never used past expiry. Default:
+   * `localStorage` in a browser (as the reference SDK), memory elsewhere; `null` keeps them in memory only.
+   */
+  delegationStorage?: DelegationStorage | null;
+  /** How config lookups retry: `{ attempts: 3, baseMs: 1000, maxMs: 30000 }` by default. */
+  retry?: Partial<RetryPolicy>;
   children?: ReactNode;
 }
 
 /**
- * Required around every hook of this library (spec C1). Holds the wallet, the token cache, one query cache
- * for its whole life and the registered agent-UI actions.
+ * Required around every hook of this library (spec C1). Holds the wallet, the token cache, the query client
+ * (the app's `queryClient`, or its own for its whole life), one chat per session, and the registered
+ * agent-UI actions and UI components.
  *
  * @example
  * <OraclesProvider
@@ -41,6 +72,7 @@ export interface IOraclesProviderProps {
  *   createDelegation={(oracleDid) => ucan.delegate(oracleDid)}
  *   createInvocation={(oracleDid) => ucan.invoke(oracleDid)}
  *   chainRestUrl="https://rest.example.org"
+ *   queryClient={queryClient}
  * >
  *   <App />
  * </OraclesProvider>
@@ -50,18 +82,26 @@ export function OraclesProvider(props: IOraclesProviderProps): ReactNode {
   const latest = useRef(props);
   latest.current = props;
   const [stable] = useState(() => {
-    const tokens = new TokenCache((kind, oracleDid) => {
-      const p = latest.current;
-      if (kind === 'invocation') {
-        if (!p.createInvocation) return Promise.reject(new Error('createInvocation is not set'));
-        return p.createInvocation(oracleDid);
-      }
-      return p.createDelegation(oracleDid);
-    });
+    const p = props;
+    const tokens = new TokenCache(
+      (kind, oracleDid) => {
+        const now = latest.current;
+        if (kind === 'invocation') {
+          if (!now.createInvocation) return Promise.reject(new Error('createInvocation is not set'));
+          return now.createInvocation(oracleDid);
+        }
+        return now.createDelegation(oracleDid);
+      },
+      Date.now,
+      p.delegationStorage === null ? undefined : (p.delegationStorage ?? defaultDelegationStorage()),
+      (request) => latest.current.onReauthorize?.(request),
+    );
     return {
       tokens,
-      cache: new QueryCache(),
+      ownQueryClient: new QueryClient(),
       actions: new ActionRegistry(),
+      ui: new UiRegistry(),
+      chats: new ChatRegistry(),
       http: httpFactory(() => ({
         userDid: latest.current.initialWallet.did,
         tokens,
@@ -69,18 +109,57 @@ export function OraclesProvider(props: IOraclesProviderProps): ReactNode {
       })),
     };
   });
-  const { initialWallet, chainRestUrl, chainRoutePrefix } = props;
+  const queryClient = props.queryClient ?? stable.ownQueryClient;
+  // What QueryClientProvider does for the client it provides (focus and online refetching); counted, so a
+  // host's own QueryClientProvider around the same client is fine.
+  useEffect(() => {
+    queryClient.mount();
+    return () => queryClient.unmount();
+  }, [queryClient]);
+
+  const { initialWallet, chainRestUrl, chainRoutePrefix, overrides, retry } = props;
   const withInvocation = props.createInvocation !== undefined;
+  const baseUrl = overrides?.baseUrl;
+  const wsUrl = overrides?.wsUrl;
+  const { attempts, baseMs, maxMs, jitter } = retry ?? {};
   const value = useMemo<OraclesContextValue>(
     () => ({
-      ...stable,
+      tokens: stable.tokens,
+      actions: stable.actions,
+      ui: stable.ui,
+      chats: stable.chats,
+      http: stable.http,
+      queryClient,
       wallet: initialWallet,
       transactSignX: (messages, memo) => latest.current.transactSignX(messages, memo),
       chainRestUrl: chainRestUrl?.replace(/\/+$/, ''),
       chainRoutePrefix: chainRoutePrefix ?? 'ixo',
+      overrides:
+        baseUrl === undefined && wsUrl === undefined
+          ? undefined
+          : { ...(baseUrl !== undefined ? { baseUrl } : {}), ...(wsUrl !== undefined ? { wsUrl } : {}) },
       withInvocation,
+      retry: {
+        attempts: attempts ?? DEFAULT_RETRY.attempts,
+        baseMs: baseMs ?? DEFAULT_RETRY.baseMs,
+        maxMs: maxMs ?? DEFAULT_RETRY.maxMs,
+        jitter: jitter ?? DEFAULT_RETRY.jitter,
+      },
     }),
-    [stable, initialWallet, chainRestUrl, chainRoutePrefix, withInvocation],
+    [
+      stable,
+      queryClient,
+      initialWallet,
+      chainRestUrl,
+      chainRoutePrefix,
+      baseUrl,
+      wsUrl,
+      withInvocation,
+      attempts,
+      baseMs,
+      maxMs,
+      jitter,
+    ],
   );
   return <OraclesContext.Provider value={value}>{props.children}</OraclesContext.Provider>;
 }

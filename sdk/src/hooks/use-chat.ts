@@ -1,22 +1,47 @@
 import { useCallback, useEffect, useRef, useSyncExternalStore } from 'react';
-import { ChatController } from '../chat/chat-controller.js';
+import type { SendMessageBody } from '../../../contracts/oracle.js';
+import type { ChatController } from '../chat/chat-controller.js';
+import { resolveOracle } from '../config/config-queries.js';
 import { useOraclesContext } from '../context/oracles-context.js';
-import type { ChatStatus, IChatOptions, IMessage, RunState } from '../types.js';
+import { oracleKeys } from '../query/keys.js';
+import type { ChatStatus, IChatOptions, IMessage, RunState, ToolSchemas, UIComponents } from '../types.js';
 import { useOraclesConfig } from './use-oracles-config.js';
 
-/** What {@link useChat} returns (spec C3, plus run state and older pages of history). */
+/** Whether two component maps hold the same components by the same names. */
+function sameComponents(a: UIComponents | undefined, b: UIComponents | undefined): boolean {
+  if (a === b) return true;
+  const ka = Object.keys(a ?? {});
+  const kb = Object.keys(b ?? {});
+  return ka.length === kb.length && ka.every((k) => a?.[k] === b?.[k]);
+}
+
+/** The tool of the user-preferences plugin: when a call of it ends, `useUserPreferences` refreshes. */
+const SET_USER_PREFERENCES = 'set_user_preferences';
+
+/** What {@link useChat} returns (spec C3, plus run state, older pages, and reference SDK 1.4.0's extras). */
 export interface UseChatResult {
   messages: IMessage[];
-  sendMessage: (message: string) => void;
+  /**
+   * Submits a user message (spec C3). `metadata` and `attachments` are sent with it as reference SDK 1.4.0
+   * does (attachments are references to files on the messaging server).
+   */
+  sendMessage: (
+    message: string,
+    metadata?: SendMessageBody['metadata'],
+    attachments?: SendMessageBody['attachments'],
+  ) => void;
   abortStream: () => Promise<void>;
   status: ChatStatus;
   /** True while submitting or streaming. */
   isSending: boolean;
-  /** True while the initial history fetch is in flight. */
+  /** True while the initial history fetch (or the oracle's config resolution) is in flight. */
   isLoading: boolean;
-  /** Load error. */
+  /** Load error: the config resolution's (naming its step) or the history's. */
   error: Error | undefined;
-  /** Send error. */
+  /**
+   * Send error: an `OracleRequestError` (402 also calls `onPaymentRequiredError`; 429 carries `retryAfter`
+   * seconds), the turn's own error, or a lost stream.
+   */
   sendMessageError: Error | undefined;
   /** Re-pulls the newest page of the thread. */
   refetchMessages: () => Promise<IMessage[]>;
@@ -25,6 +50,10 @@ export interface UseChatResult {
   isConfigReady: boolean;
   /** The durable run of the current or last turn (beyond the spec, as reference SDK 1.4.0). */
   run: RunState;
+  /** Re-joins the session's run in flight (after `detachStream`, or to pick up a turn started elsewhere). */
+  resumeRun: () => Promise<void>;
+  /** Stops reading the answer here without aborting it: the run goes on at the oracle. */
+  detachStream: () => void;
   /** True when history has older pages. */
   hasOlderMessages: boolean;
   /** Loads the page before the oldest loaded message. */
@@ -35,9 +64,14 @@ export interface UseChatResult {
  * A chat session with an oracle (spec C2, C3): history in pages, streaming answers, abort, re-join of a
  * dropped stream, browser tools and agent-UI actions over the socket.
  *
- * The chat lives in a store outside React: messages and status are separate subscriptions, callbacks are
- * read from refs at call time, and `streamingMode: 'batched'` (the default) renders at most once per
- * animation frame while tokens stream.
+ * The chat lives in a store outside React, one per session, shared by every `useChat` of that session (one
+ * socket, one stream; a browser tool or action runs once). Messages and status are separate subscriptions,
+ * callbacks are read from refs at call time, and `streamingMode: 'batched'` (the default) renders at most
+ * once per animation frame while tokens stream. `uiComponents` are what `renderMessageContent(content)`
+ * draws this chat's components and tool calls with. An empty `sessionId` is "no session yet": nothing is
+ * loaded and nothing fails until a message is sent.
+ *
+ * `overrides` (`{ baseUrl, wsUrl }`, or once on the provider) replace the addresses resolved from the chain.
  *
  * @example
  * const { messages, sendMessage, status, abortStream } = useChat({
@@ -47,63 +81,87 @@ export interface UseChatResult {
  *     schema: z.object({}), fn: async () => document.title } },
  *   uiComponents: { WeatherCard },
  * });
+ * messages.map((m) => <div key={m.id}>{renderMessageContent(m.content)}</div>);
  */
-export function useChat(options: IChatOptions): UseChatResult {
+export function useChat<S extends ToolSchemas = ToolSchemas>(options: IChatOptions<S>): UseChatResult {
   const ctx = useOraclesContext();
-  const optionsRef = useRef(options);
+  const optionsRef = useRef(options as IChatOptions);
   optionsRef.current = options;
   const { oracleDid, sessionId } = options;
-  const {
-    apiUrl,
-    wsUrl,
-    isConfigReady,
-    isLoading: configLoading,
-  } = useOraclesConfig(oracleDid, options.overrides);
+  const config = useOraclesConfig(oracleDid, options.overrides);
+  const { apiUrl, wsUrl, isConfigReady } = config;
 
   const key = `${ctx.wallet.did}|${oracleDid}|${sessionId}`;
-  const slot = useRef<{ key: string; controller: ChatController } | null>(null);
-  if (slot.current?.key !== key) {
-    slot.current = {
-      key,
-      controller: new ChatController({
-        sessionId,
-        userDid: ctx.wallet.did,
-        actions: ctx.actions,
-        options: () => optionsRef.current,
-        onTurnEnd: () => void ctx.cache.invalidate(['oracle-sessions', oracleDid]),
-      }),
-    };
-  }
-  const controller = slot.current.controller;
-  const { http } = ctx;
+  const ctxRef = useRef(ctx);
+  ctxRef.current = ctx;
+  const controller: ChatController = ctx.chats.get(key, () => ({
+    sessionId,
+    userDid: ctx.wallet.did,
+    actions: ctx.actions,
+    resolve: async () => {
+      const r = await resolveOracle(ctxRef.current, oracleDid, optionsRef.current.overrides);
+      return { http: r.http, wsUrl: r.wsUrl };
+    },
+    onTurnEnd: () =>
+      void ctxRef.current.queryClient.invalidateQueries({ queryKey: oracleKeys.sessions(oracleDid) }),
+    onToolCallDone: (toolName) => {
+      if (toolName === SET_USER_PREFERENCES)
+        void ctxRef.current.queryClient.invalidateQueries({ queryKey: oracleKeys.preferences(oracleDid) });
+    },
+  }));
+  const { chats, ui, http } = ctx;
+  useEffect(() => chats.use(key, controller), [chats, key, controller]);
+  useEffect(() => controller.join(() => optionsRef.current), [controller]);
+  useEffect(() => ui.register(() => optionsRef.current.uiComponents), [ui]);
+  // Renderers read the map again only when it really changed (an inline `{ WeatherCard }` is a new object
+  // on every render, with the same components in it).
+  const components = options.uiComponents;
+  const seen = useRef(components);
+  useEffect(() => {
+    if (!sameComponents(seen.current, components)) ui.touch();
+    seen.current = components;
+  }, [ui, components]);
 
   useEffect(() => {
-    if (!isConfigReady || !apiUrl) return undefined;
-    return controller.attach({ http: http(oracleDid, apiUrl), wsUrl });
-  }, [controller, http, oracleDid, isConfigReady, apiUrl, wsUrl]);
+    if (!isConfigReady || !apiUrl || sessionId === '') return undefined;
+    return controller.retain({ http: http(oracleDid, apiUrl), wsUrl });
+  }, [controller, http, oracleDid, sessionId, isConfigReady, apiUrl, wsUrl]);
 
   const { store } = controller;
   const messages = useSyncExternalStore(store.subscribeMessages, store.getMessages, store.getMessages);
   const meta = useSyncExternalStore(store.subscribeMeta, store.getMeta, store.getMeta);
 
-  const sendMessage = useCallback((message: string) => void controller.sendMessage(message), [controller]);
+  const sendMessage = useCallback(
+    (message: string, metadata?: SendMessageBody['metadata'], attachments?: SendMessageBody['attachments']) =>
+      void controller.sendMessage(
+        message,
+        { ...(metadata ? { metadata } : {}), ...(attachments ? { attachments } : {}) },
+        optionsRef.current,
+      ),
+    [controller],
+  );
   const abortStream = useCallback(() => controller.abortStream(), [controller]);
   const refetchMessages = useCallback(() => controller.refetchMessages(), [controller]);
   const loadOlderMessages = useCallback(() => controller.loadOlderMessages(), [controller]);
+  const resumeRun = useCallback(() => controller.resumeRun(), [controller]);
+  const detachStream = useCallback(() => controller.detachStream(), [controller]);
 
+  const noSession = sessionId === '';
   return {
     messages,
     sendMessage,
     abortStream,
     status: meta.status,
     isSending: meta.status === 'submitted' || meta.status === 'streaming',
-    isLoading: meta.isLoading || (configLoading && !isConfigReady),
-    error: meta.error,
+    isLoading: !noSession && (meta.isLoading || (!isConfigReady && config.error === undefined)),
+    error: meta.error ?? config.error,
     sendMessageError: meta.sendMessageError,
     refetchMessages,
     isRealTimeConnected: meta.isRealTimeConnected,
     isConfigReady,
     run: meta.run,
+    resumeRun,
+    detachStream,
     hasOlderMessages: meta.hasOlderMessages,
     loadOlderMessages,
   };

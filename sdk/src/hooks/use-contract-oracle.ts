@@ -1,7 +1,10 @@
-import { useCallback, useState } from 'react';
-import { creditsContract, type CreditsAccount } from '../../../contracts/credits.js';
-import { resolveOracleHttp } from '../config/resolve-http.js';
+import { useMutation } from '@tanstack/react-query';
+import { useCallback } from 'react';
+import type { CreditsAccount } from '../../../contracts/credits.js';
+import { creditsRoutes as creditsContract } from '../http/routes.js';
+import { resolveOracle } from '../config/config-queries.js';
 import { useOraclesContext } from '../context/oracles-context.js';
+import { oracleKeys } from '../query/keys.js';
 import type { OracleOverrides } from '../types.js';
 
 /** The bank message `useContractOracle` signs. */
@@ -50,31 +53,27 @@ export function txHashOf(result: unknown): string | undefined {
 /**
  * Pays to contract (subscribe to) an oracle (spec C5): reads where to pay (`GET /credits`), signs a bank
  * `MsgSend` from the wallet to the oracle's `payTo.address` with the provider's `transactSignX`, then reports
- * the transaction (`POST /credits/payments`), which credits the balance and settles outstanding claims.
+ * the transaction (`POST /credits/payments`), which credits the balance and settles outstanding claims. A
+ * TanStack mutation: `isContracting` while it runs, `error` when it failed. The oracle's config is waited
+ * for when it is still resolving; `overrides` as in `useOraclesConfig`.
  *
  * @example
- * const { contractOracle } = useContractOracle();
+ * const { contractOracle, isContracting, error } = useContractOracle();
  * await contractOracle({ oracleDid, amount: '1000000' });
  */
 export function useContractOracle(): UseContractOracleResult {
   const ctx = useOraclesContext();
-  const [isContracting, setContracting] = useState(false);
-  const [error, setError] = useState<Error | undefined>();
-
   const getCredits = useCallback(
     async (oracleDid: string, overrides?: OracleOverrides) => {
-      const http = await resolveOracleHttp(ctx, oracleDid, overrides);
+      const { http } = await resolveOracle(ctx, oracleDid, overrides);
       return http.call(creditsContract.account, {});
     },
     [ctx],
   );
-
-  const contractOracle = useCallback(
-    async ({ oracleDid, amount, memo, overrides }: ContractOracleArgs): Promise<ContractOracleResult> => {
-      setContracting(true);
-      setError(undefined);
-      try {
-        const http = await resolveOracleHttp(ctx, oracleDid, overrides);
+  const mutation = useMutation(
+    {
+      mutationFn: async ({ oracleDid, amount, memo, overrides }: ContractOracleArgs) => {
+        const { http } = await resolveOracle(ctx, oracleDid, overrides);
         const account = await http.call(creditsContract.account, {});
         const coin = { denom: account.payTo.denom, amount: String(amount) };
         const msg: MsgSend = {
@@ -85,16 +84,16 @@ export function useContractOracle(): UseContractOracleResult {
         if (!txHash) throw new Error('transactSignX returned no transaction hash');
         const paid = await http.call(creditsContract.pay, { body: { txHash, amount: coin } });
         return { txHash, ...paid };
-      } catch (e) {
-        const err = e instanceof Error ? e : new Error(String(e));
-        setError(err);
-        throw err;
-      } finally {
-        setContracting(false);
-      }
+      },
+      onSuccess: (_r, { oracleDid }) =>
+        ctx.queryClient.invalidateQueries({ queryKey: oracleKeys.credits(oracleDid, ctx.wallet.did) }),
     },
-    [ctx],
+    ctx.queryClient,
   );
-
-  return { contractOracle, getCredits, isContracting, error };
+  return {
+    contractOracle: mutation.mutateAsync,
+    getCredits,
+    isContracting: mutation.isPending,
+    error: mutation.error ?? undefined,
+  };
 }

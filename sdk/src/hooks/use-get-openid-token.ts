@@ -1,11 +1,13 @@
+import { useQuery } from '@tanstack/react-query';
 import { useOraclesContext } from '../context/oracles-context.js';
-import { useQuery } from '../store/use-query.js';
+import { oracleKeys } from '../query/keys.js';
 
 /** An OpenID token of the messaging (Matrix) server, as `/openid/request_token` answers it. */
 export interface OpenIdToken {
   access_token: string;
   token_type: string;
   matrix_server_name: string;
+  /** Lifetime in seconds. */
   expires_in: number;
 }
 
@@ -15,17 +17,26 @@ export interface OpenIdTokenArgs {
   accessToken: string;
   /** `@user:server`; looked up with `/account/whoami` when absent. */
   userId?: string;
+  signal?: AbortSignal;
 }
 
 const matrixFetch = async <T>(url: string, accessToken: string, init: RequestInit = {}): Promise<T> => {
-  const res = await globalThis.fetch(url, {
-    ...init,
-    headers: {
-      authorization: `Bearer ${accessToken}`,
-      'content-type': 'application/json',
-      accept: 'application/json',
-    },
-  });
+  let res: Response;
+  try {
+    res = await globalThis.fetch(url, {
+      ...init,
+      headers: {
+        authorization: `Bearer ${accessToken}`,
+        'content-type': 'application/json',
+        accept: 'application/json',
+      },
+    });
+  } catch (e) {
+    if ((e as { name?: string }).name === 'AbortError') throw e;
+    throw new Error(`The messaging server at ${url} could not be reached (${(e as Error).message})`, {
+      cause: e,
+    });
+  }
   const body = (await res.json().catch(() => ({}))) as { errcode?: string; error?: string };
   if (!res.ok)
     throw new Error(`Matrix ${res.status} ${body.errcode ?? ''}: ${body.error ?? 'request failed'}`.trim());
@@ -43,15 +54,20 @@ export async function getOpenIdToken({
   homeServer,
   accessToken,
   userId,
+  signal,
 }: OpenIdTokenArgs): Promise<OpenIdToken> {
   const base = (/^https?:\/\//.test(homeServer) ? homeServer : `https://${homeServer}`).replace(/\/+$/, '');
   const uid =
     userId ??
-    (await matrixFetch<{ user_id: string }>(`${base}/_matrix/client/v3/account/whoami`, accessToken)).user_id;
+    (
+      await matrixFetch<{ user_id: string }>(`${base}/_matrix/client/v3/account/whoami`, accessToken, {
+        signal,
+      })
+    ).user_id;
   return matrixFetch<OpenIdToken>(
     `${base}/_matrix/client/v3/user/${encodeURIComponent(uid)}/openid/request_token`,
     accessToken,
-    { method: 'POST', body: '{}' },
+    { method: 'POST', body: '{}', signal },
   );
 }
 
@@ -63,21 +79,40 @@ export interface UseGetOpenIdTokenResult {
   refetch: () => Promise<OpenIdToken | undefined>;
 }
 
+/** Renew this long before `expires_in` runs out (or at half the lifetime of a shorter token). */
+const RENEW_BEFORE_MS = 60_000;
+
+/** When a token of `expires_in` seconds should be renewed, in ms from when it was minted. */
+export function openIdRenewAfterMs(expiresInSeconds: number): number {
+  const life = Math.max(0, expiresInSeconds * 1000);
+  return Math.max(1000, life - Math.min(RENEW_BEFORE_MS, life / 2));
+}
+
 /**
- * The user's messaging-server OpenID token, minted with the provider wallet's `matrix` session and cached
- * for the provider's life (refetch to renew).
+ * The user's messaging-server OpenID token, minted with the provider wallet's `matrix` session (query
+ * `oracleKeys.openIdToken`), and minted again before its `expires_in` runs out.
  *
  * @example
  * const { openIdToken } = useGetOpenIdToken();
  */
 export function useGetOpenIdToken(): UseGetOpenIdTokenResult {
-  const { wallet, cache } = useOraclesContext();
+  const { wallet, queryClient } = useOraclesContext();
   const { homeServer, accessToken } = wallet.matrix;
   const query = useQuery(
-    cache,
-    ['openIdToken', wallet.did, homeServer],
-    () => getOpenIdToken({ homeServer, accessToken }),
-    homeServer !== '' && accessToken !== '',
+    {
+      queryKey: oracleKeys.openIdToken(wallet.did, homeServer),
+      queryFn: ({ signal }) => getOpenIdToken({ homeServer, accessToken, signal }),
+      enabled: homeServer !== '' && accessToken !== '',
+      staleTime: (q) => (q.state.data ? openIdRenewAfterMs(q.state.data.expires_in) : 0),
+      refetchInterval: (q) => (q.state.data ? openIdRenewAfterMs(q.state.data.expires_in) : false),
+      retry: 1,
+    },
+    queryClient,
   );
-  return { openIdToken: query.data, isLoading: query.isLoading, error: query.error, refetch: query.refetch };
+  return {
+    openIdToken: query.data,
+    isLoading: query.isLoading,
+    error: query.error ?? undefined,
+    refetch: async () => (await query.refetch()).data,
+  };
 }

@@ -1,6 +1,7 @@
 import { useMemo } from 'react';
-import { memoryContract, type Memory, type RememberBody } from '../../../contracts/memory.js';
-import { resolveOracleHttp } from '../config/resolve-http.js';
+import type { Memory, RememberBody } from '../../../contracts/memory.js';
+import { memoryRoutes as memoryContract } from '../http/routes.js';
+import { resolveOracle } from '../config/config-queries.js';
 import { useOraclesContext } from '../context/oracles-context.js';
 import type { OracleOverrides } from '../types.js';
 
@@ -20,7 +21,8 @@ export interface UseMemoryEngineResult {
 
 /**
  * Reads and writes the optional persistent memory engine (spec C5): the memory plugin's `/memory` routes of
- * an oracle, with the user's capability tokens.
+ * an oracle, with the user's capability tokens. Each call waits for the oracle's config when it is still
+ * resolving; `overrides` (`{ baseUrl }`) replace the resolved address.
  *
  * @example
  * const memory = useMemoryEngine();
@@ -32,11 +34,11 @@ export function useMemoryEngine(): UseMemoryEngineResult {
   return useMemo<UseMemoryEngineResult>(
     () => ({
       listMemories: async (oracleDid, query = {}, overrides) =>
-        (await resolveOracleHttp(ctx, oracleDid, overrides)).call(memoryContract.list, { query }),
+        (await resolveOracle(ctx, oracleDid, overrides)).http.call(memoryContract.list, { query }),
       remember: async (oracleDid, body, overrides) =>
-        (await resolveOracleHttp(ctx, oracleDid, overrides)).call(memoryContract.remember, { body }),
+        (await resolveOracle(ctx, oracleDid, overrides)).http.call(memoryContract.remember, { body }),
       forget: async (oracleDid, memoryId, overrides) => {
-        const http = await resolveOracleHttp(ctx, oracleDid, overrides);
+        const { http } = await resolveOracle(ctx, oracleDid, overrides);
         await http.call(memoryContract.forget, { params: { memoryId } });
       },
     }),

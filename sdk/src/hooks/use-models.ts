@@ -1,8 +1,10 @@
-import { oracleContract, type ModelInfo } from '../../../contracts/oracle.js';
+import { useQuery } from '@tanstack/react-query';
+import type { ModelInfo } from '../../../contracts/oracle.js';
+import { oracleRoutes as oracleContract } from '../http/routes.js';
+import { retryOptions } from '../config/config-queries.js';
 import { useOraclesContext } from '../context/oracles-context.js';
-import { useQuery } from '../store/use-query.js';
+import { oracleKeys } from '../query/keys.js';
 import type { OracleOverrides } from '../types.js';
-import { useOracleHttp } from './use-oracle-http.js';
 import { useOraclesConfig } from './use-oracles-config.js';
 
 /** What {@link useModels} returns. */
@@ -11,34 +13,36 @@ export interface UseModelsResult {
   /** The id of the oracle's default model. */
   defaultModel: string | undefined;
   isLoading: boolean;
+  /** The config resolution's error (naming its step), or the model list's. */
   error: Error | undefined;
 }
 
 /**
- * The models an oracle can answer with (`GET /models`, as reference SDK 1.4.0); pass the chosen id to
- * `useChat({ model })`.
+ * The models an oracle can answer with (`GET /models`, as reference SDK 1.4.0; query
+ * `oracleKeys.models`); pass the chosen id to `useChat({ model })`. `overrides` as in `useOraclesConfig`.
  *
  * @example
  * const { models, defaultModel } = useModels(oracleDid);
  */
 export function useModels(oracleDid: string, overrides?: OracleOverrides): UseModelsResult {
-  const { cache } = useOraclesContext();
-  const http = useOracleHttp(oracleDid, overrides);
+  const ctx = useOraclesContext();
   const config = useOraclesConfig(oracleDid, overrides);
+  const { apiUrl } = config;
   const query = useQuery(
-    cache,
-    ['oracle-models', oracleDid, http?.baseUrl ?? null],
-    () => {
-      if (!http) throw new Error('The oracle config is not ready');
-      return http.call(oracleContract.models, {});
+    {
+      queryKey: oracleKeys.models(oracleDid, apiUrl ?? ''),
+      queryFn: ({ signal }) => ctx.http(oracleDid, apiUrl ?? '').call(oracleContract.models, { signal }),
+      enabled: apiUrl !== undefined,
+      staleTime: 5 * 60_000,
+      ...retryOptions(ctx.retry),
     },
-    http !== undefined,
+    ctx.queryClient,
   );
   return {
     models: query.data?.models ?? [],
     defaultModel: query.data?.default,
     // Loading until the list arrives, the oracle's config resolution included.
-    isLoading: query.isLoading || (config.isLoading && config.error === undefined),
-    error: query.error ?? config.error,
+    isLoading: query.data === undefined && (config.error ?? query.error ?? undefined) === undefined,
+    error: config.error ?? query.error ?? undefined,
   };
 }

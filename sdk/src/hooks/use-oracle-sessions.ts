@@ -1,97 +1,130 @@
-import { useCallback, useState } from 'react';
-import { oracleContract, type ChatSession, type SessionPage } from '../../../contracts/oracle.js';
+import { useInfiniteQuery, useMutation, type InfiniteData } from '@tanstack/react-query';
+import { useCallback } from 'react';
+import type { ChatSession, SessionPage } from '../../../contracts/oracle.js';
+import { oracleRoutes as oracleContract } from '../http/routes.js';
+import { resolveOracle, retryOptions } from '../config/config-queries.js';
 import { useOraclesContext } from '../context/oracles-context.js';
-import { useQuery } from '../store/use-query.js';
+import { oracleKeys } from '../query/keys.js';
 import type { OracleOverrides } from '../types.js';
-import { useOracleHttp } from './use-oracle-http.js';
 import { useOraclesConfig } from './use-oracles-config.js';
+
+/** Options of {@link useOracleSessions}. */
+export interface UseOracleSessionsOptions {
+  /** Sessions per page (default 20). */
+  pageSize?: number;
+  /** `{ baseUrl, wsUrl }` instead of the resolved addresses (or set them once on the provider). */
+  overrides?: OracleOverrides;
+}
 
 /** What {@link useOracleSessions} returns. */
 export interface UseOracleSessionsResult {
-  /** The loaded sessions, newest first. */
+  /** The loaded sessions, newest first (every loaded page, in order). */
   sessions: ChatSession[];
   total: number;
+  /** True until the first page arrives (the oracle's config resolution included). */
   isLoading: boolean;
+  /** True once the oracle's config has resolved: `createSession` no longer waits for it. */
+  isReady: boolean;
+  /** The config resolution's error (naming its step) or the session list's. */
   error: Error | undefined;
-  /** Creates a session (the list refreshes). */
+  /** Creates a session (waits for the config when it is still resolving; the list refreshes). */
   createSession: (title?: string) => Promise<ChatSession>;
+  isCreatingSession: boolean;
+  createSessionError: Error | undefined;
   /** Deletes a session and its history (the list refreshes). */
   deleteSession: (sessionId: string) => Promise<void>;
+  isDeletingSession: boolean;
+  deleteSessionError: Error | undefined;
   /** True when more sessions exist than are loaded. */
   hasNextPage: boolean;
-  /** Loads the next page. */
+  /** Loads the next page (appended; the loaded pages stay on screen and are not fetched again). */
   fetchNextPage: () => void;
+  isFetchingNextPage: boolean;
   refetch: () => Promise<unknown>;
 }
 
 /**
- * The user's chat sessions with an oracle (spec C5): list in pages, create, delete. Creating or deleting
- * refreshes the list, and so does the end of every chat turn.
+ * The user's chat sessions with an oracle (spec C5): a TanStack infinite query (`oracleKeys.sessionList`),
+ * create and delete as mutations. Creating or deleting refreshes the list, and so does the end of every chat
+ * turn.
  *
  * @example
- * const { sessions, createSession } = useOracleSessions(oracleDid);
+ * const { sessions, createSession, isReady } = useOracleSessions(oracleDid);
  * const onNew = async () => setSessionId((await createSession()).sessionId);
  */
 export function useOracleSessions(
   oracleDid: string,
-  options: { pageSize?: number; overrides?: OracleOverrides } = {},
+  options: UseOracleSessionsOptions = {},
 ): UseOracleSessionsResult {
-  const { cache } = useOraclesContext();
-  const http = useOracleHttp(oracleDid, options.overrides);
+  const ctx = useOraclesContext();
+  const { queryClient, wallet } = ctx;
   const config = useOraclesConfig(oracleDid, options.overrides);
+  const { apiUrl } = config;
   const limit = options.pageSize ?? 20;
-  const [pages, setPages] = useState(1);
-  const query = useQuery<SessionPage>(
-    cache,
-    ['oracle-sessions', oracleDid, limit, pages],
-    async () => {
-      if (!http) throw new Error('The oracle config is not ready');
-      const all: ChatSession[] = [];
-      let total = 0;
-      for (let page = 0; page < pages; page++) {
-        const res = await http.call(oracleContract.listSessions, { query: { limit, offset: page * limit } });
-        all.push(...res.sessions);
-        total = res.total;
-        if (all.length >= total) break;
-      }
-      return { sessions: all, total };
+  const query = useInfiniteQuery(
+    {
+      queryKey: oracleKeys.sessionList(oracleDid, wallet.did, limit),
+      queryFn: ({ pageParam, signal }) =>
+        ctx
+          .http(oracleDid, apiUrl ?? '')
+          .call(oracleContract.listSessions, { query: { limit, offset: pageParam }, signal }),
+      initialPageParam: 0,
+      getNextPageParam: (last: SessionPage, pages: SessionPage[]) => {
+        const loaded = pages.reduce((n, p) => n + p.sessions.length, 0);
+        return loaded < last.total && last.sessions.length > 0 ? loaded : undefined;
+      },
+      enabled: apiUrl !== undefined && oracleDid !== '',
+      retry: retryOptions(ctx.retry).retry,
+      retryDelay: retryOptions(ctx.retry).retryDelay,
     },
-    http !== undefined,
+    queryClient,
   );
 
-  const createSession = useCallback(
-    async (title?: string): Promise<ChatSession> => {
-      if (!http) throw new Error('The oracle config is not ready');
-      const session = await http.call(oracleContract.createSession, {
-        body: title === undefined ? {} : { title },
-      });
-      await cache.invalidate(['oracle-sessions', oracleDid]);
-      return session;
+  const invalidate = useCallback(
+    () => queryClient.invalidateQueries({ queryKey: oracleKeys.sessions(oracleDid) }),
+    [queryClient, oracleDid],
+  );
+  const { overrides } = options;
+  const create = useMutation(
+    {
+      mutationFn: async (title?: string) => {
+        const { http } = await resolveOracle(ctx, oracleDid, overrides);
+        return http.call(oracleContract.createSession, { body: title === undefined ? {} : { title } });
+      },
+      onSuccess: invalidate,
     },
-    [http, cache, oracleDid],
+    queryClient,
+  );
+  const remove = useMutation(
+    {
+      mutationFn: async (sessionId: string) => {
+        const { http } = await resolveOracle(ctx, oracleDid, overrides);
+        await http.call(oracleContract.deleteSession, { params: { sessionId } });
+      },
+      onSuccess: invalidate,
+    },
+    queryClient,
   );
 
-  const deleteSession = useCallback(
-    async (sessionId: string): Promise<void> => {
-      if (!http) throw new Error('The oracle config is not ready');
-      await http.call(oracleContract.deleteSession, { params: { sessionId } });
-      await cache.invalidate(['oracle-sessions', oracleDid]);
-    },
-    [http, cache, oracleDid],
-  );
-
-  const sessions = query.data?.sessions ?? [];
-  const total = query.data?.total ?? 0;
+  const data: InfiniteData<SessionPage> | undefined = query.data;
+  const sessions = data?.pages.flatMap((p) => p.sessions) ?? [];
+  const total = data?.pages.at(-1)?.total ?? 0;
+  const { fetchNextPage, hasNextPage, isFetchingNextPage, refetch } = query;
   return {
     sessions,
     total,
-    // Loading until the first page arrives, the oracle's config resolution included (no empty-list flash).
-    isLoading: query.isLoading || (config.isLoading && config.error === undefined),
-    error: query.error ?? config.error,
-    createSession,
-    deleteSession,
-    hasNextPage: sessions.length < total,
-    fetchNextPage: useCallback(() => setPages((p) => p + 1), []),
-    refetch: query.refetch,
+    isLoading: data === undefined && (config.error ?? query.error ?? undefined) === undefined,
+    isReady: config.isConfigReady,
+    error: config.error ?? query.error ?? undefined,
+    createSession: create.mutateAsync,
+    isCreatingSession: create.isPending,
+    createSessionError: create.error ?? undefined,
+    deleteSession: remove.mutateAsync,
+    isDeletingSession: remove.isPending,
+    deleteSessionError: remove.error ?? undefined,
+    hasNextPage,
+    fetchNextPage: useCallback(() => void fetchNextPage(), [fetchNextPage]),
+    isFetchingNextPage,
+    refetch,
   };
 }

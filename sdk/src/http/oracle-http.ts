@@ -1,8 +1,8 @@
 import type { AppRoute } from '@ts-rest/core';
-import { AUTH_HEADERS } from '../../../contracts/oracle.js';
-import type { TokenCache } from '../auth/token-cache.js';
+import { AUTH_HEADERS } from './routes.js';
+import type { ReauthorizationReason, TokenCache } from '../auth/token-cache.js';
 import { isPublic, routePath, type CallArgs, type CallResult } from './contract-route.js';
-import { OracleRequestError } from './oracle-request-error.js';
+import { OracleRequestError, stepFetch, type OracleStep } from './oracle-request-error.js';
 
 /** Who is calling, and where their tokens come from. */
 export interface OracleAuth {
@@ -22,6 +22,8 @@ export interface OracleRequest {
   /** Public routes (`/config`, `/models`) are called without tokens. */
   public?: boolean;
 }
+
+const stepOf = (req: OracleRequest): OracleStep => `${req.method} ${req.path}` as OracleStep;
 
 /** 401 codes after which a fresh delegation is posted to `/delegation` and the request retried once. */
 const DELEGATION_CODES = new Set(['delegation_missing', 'delegation_expired']);
@@ -102,32 +104,34 @@ export class OracleHttp {
   async send(req: OracleRequest): Promise<Response> {
     let res = await this.#fetch(req);
     if (res.status === 401 && !req.public) {
-      const err = await OracleRequestError.from(res);
+      const err = await OracleRequestError.from(res, stepOf(req));
       if (err.code && DELEGATION_CODES.has(err.code)) {
-        await this.renewDelegation(req.signal);
+        await this.renewDelegation(req.signal, err.code as ReauthorizationReason);
         res = await this.#fetch(req);
       } else if (err.code && STALE_TOKEN_CODES.has(err.code)) {
-        this.#dropTokens();
+        await this.#renewTokens();
         res = await this.#fetch(req);
       } else {
         throw err;
       }
     }
-    if (!res.ok) throw await OracleRequestError.from(res);
+    if (!res.ok) throw await OracleRequestError.from(res, stepOf(req));
     return res;
   }
 
   /** Mints a new delegation with `createDelegation` and stores it on the oracle (`POST /delegation`). */
-  async renewDelegation(signal?: AbortSignal): Promise<void> {
-    this.auth.tokens.drop('delegation', this.auth.userDid, this.oracleDid);
-    const delegation = await this.auth.tokens.get('delegation', this.auth.userDid, this.oracleDid);
+  async renewDelegation(
+    signal?: AbortSignal,
+    reason: ReauthorizationReason = 'delegation_missing',
+  ): Promise<void> {
+    const delegation = await this.auth.tokens.renew('delegation', this.auth.userDid, this.oracleDid, reason);
     const res = await this.#fetch({
       method: 'POST',
       path: '/delegation',
       body: { serialized: delegation.serialized, expiresAt: delegation.expiresAt },
       signal,
     });
-    if (!res.ok) throw await OracleRequestError.from(res);
+    if (!res.ok) throw await OracleRequestError.from(res, 'POST /delegation');
   }
 
   /** The absolute URL of a path of this oracle. */
@@ -137,16 +141,19 @@ export class OracleHttp {
     return url.toString();
   }
 
-  #dropTokens(): void {
-    this.auth.tokens.drop('delegation', this.auth.userDid, this.oracleDid);
-    this.auth.tokens.drop('invocation', this.auth.userDid, this.oracleDid);
+  async #renewTokens(): Promise<void> {
+    const { tokens, userDid, withInvocation } = this.auth;
+    await Promise.all([
+      tokens.renew('delegation', userDid, this.oracleDid, 'auth_expired'),
+      withInvocation ? tokens.renew('invocation', userDid, this.oracleDid, 'auth_expired') : undefined,
+    ]);
   }
 
   async #fetch(req: OracleRequest): Promise<Response> {
     const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
     if (req.body !== undefined) headers['content-type'] = 'application/json';
     if (!req.public) Object.assign(headers, await this.authHeaders());
-    return globalThis.fetch(this.url(req.path, req.query), {
+    return stepFetch(stepOf(req), this.url(req.path, req.query), {
       method: req.method,
       headers,
       body: req.body === undefined ? undefined : JSON.stringify(req.body),

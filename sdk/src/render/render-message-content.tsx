@@ -1,6 +1,7 @@
 import { Fragment, useContext, useSyncExternalStore, type ReactNode } from 'react';
-import { OraclesContext } from '../context/oracles-context.js';
+import { OraclesContext, type OraclesContextValue } from '../context/oracles-context.js';
 import type { IComponentMetadata, MessageContent, UIComponents } from '../types.js';
+import { DefaultToolCall } from './default-tool-call.js';
 
 const warned = new Set<string>();
 /** Warns once per missing component name. */
@@ -22,35 +23,56 @@ const parseOutput = (output: string | undefined): unknown => {
   }
 };
 
-function ActionPart({
-  part,
-  uiComponents,
-}: {
-  part: IComponentMetadata;
-  uiComponents: UIComponents;
-}): ReactNode {
+/**
+ * The components a part renders with: the ones passed to `renderMessageContent`, over the ones the mounted
+ * `useChat` hooks were given. Re-renders when hooks register or change theirs, or actions come and go.
+ */
+function useComponents(explicit: UIComponents | undefined): {
+  components: UIComponents;
+  ctx: OraclesContextValue | null;
+} {
   const ctx = useContext(OraclesContext);
-  // Re-render when actions register or unregister, so a render function shows once its hook mounts.
+  useSyncExternalStore(ctx?.ui.subscribe ?? noopSubscribe, ctx?.ui.version ?? zero, ctx?.ui.version ?? zero);
   useSyncExternalStore(
     ctx?.actions.subscribe ?? noopSubscribe,
     ctx?.actions.version ?? zero,
     ctx?.actions.version ?? zero,
   );
+  const registered = ctx?.ui.get();
+  return { components: explicit ? { ...registered, ...explicit } : (registered ?? {}), ctx };
+}
+
+function ActionPart({ part, explicit }: { part: IComponentMetadata; explicit?: UIComponents }): ReactNode {
+  const { components, ctx } = useComponents(explicit);
   const { props } = part;
-  const status = props.status ?? 'isRunning';
+  const failed = props.status === 'error';
+  const settled = props.status === 'done' || failed;
+  // Spec C4: `done` once the arguments are complete; the handler's progress is reported beside it.
+  const argsComplete = props.argsComplete !== false || settled;
+  const status = argsComplete ? 'done' : 'isRunning';
   const action = ctx?.actions.get(part.name);
   if (action?.render) {
     return action.render({
       status,
       args: props.args,
-      result: parseOutput(props.output),
+      executing: argsComplete && !settled,
+      ...(props.status === 'done' ? { result: parseOutput(props.output) } : {}),
       ...(props.error !== undefined ? { error: props.error } : {}),
     });
   }
-  const Fallback = uiComponents['AgActionToolCall'] ?? uiComponents['ToolCall'];
+  const Fallback = components['AgActionToolCall'] ?? components['ToolCall'];
   if (!Fallback) {
-    warnMissing('AgActionToolCall');
-    return null;
+    return (
+      <DefaultToolCall
+        id={props.id}
+        toolName={part.name}
+        args={props.args}
+        output={props.output}
+        error={props.error}
+        status={props.status}
+        isLoading={!settled}
+      />
+    );
   }
   return (
     <Fallback
@@ -58,25 +80,21 @@ function ActionPart({
       actionName={part.name}
       args={props.args}
       output={props.output}
-      status={status}
+      status={props.status ?? 'isRunning'}
       error={props.error}
-      isLoading={status === 'isRunning'}
+      isLoading={!settled}
     />
   );
 }
 
-function Part({ part, uiComponents }: { part: IComponentMetadata; uiComponents: UIComponents }): ReactNode {
+function Part({ part, explicit }: { part: IComponentMetadata; explicit?: UIComponents }): ReactNode {
+  const { components } = useComponents(explicit);
   const { props } = part;
   const status = props.status;
   const isLoading = status === 'isRunning';
-  if (props.isAgAction || props.kind === 'action')
-    return <ActionPart part={part} uiComponents={uiComponents} />;
+  if (props.isAgAction || props.kind === 'action') return <ActionPart part={part} explicit={explicit} />;
   if (props.isToolCall || props.kind === 'tool' || props.kind === 'browser_tool') {
-    const Tool = uiComponents[part.name] ?? uiComponents['ToolCall'];
-    if (!Tool) {
-      warnMissing(part.name);
-      return null;
-    }
+    const Tool = components[part.name] ?? components['ToolCall'] ?? DefaultToolCall;
     return (
       <Tool
         id={props.id}
@@ -86,13 +104,13 @@ function Part({ part, uiComponents }: { part: IComponentMetadata; uiComponents: 
         error={props.error}
         status={status}
         isLoading={isLoading}
-        kind={props.kind}
+        kind={props.kind === 'browser_tool' ? 'browser_tool' : 'tool'}
         requestId={props.requestId}
         sessionId={props.sessionId}
       />
     );
   }
-  const Component = uiComponents[part.name];
+  const Component = components[part.name];
   if (!Component) {
     warnMissing(part.name);
     return null;
@@ -102,21 +120,25 @@ function Part({ part, uiComponents }: { part: IComponentMetadata; uiComponents: 
 
 /**
  * Turns stored or streamed message content into React nodes (spec C5): text as is; tool calls through
- * `uiComponents[toolName]` or the `ToolCall` fallback; agent-UI actions through their `render` (from
- * `useAgAction`) or the `AgActionToolCall` fallback; rendered components through `uiComponents[name]`.
- * A name with no component renders nothing and is warned about once.
+ * `uiComponents[toolName]`, else `uiComponents.ToolCall`, else a plain default line ({@link DefaultToolCall});
+ * agent-UI actions through their `render` (from `useAgAction`), else `AgActionToolCall`/`ToolCall`, else the
+ * default; rendered components through `uiComponents[componentName]` with the event's args as props (a name
+ * without a component renders nothing and is warned about once).
+ *
+ * With one argument it draws with the `uiComponents` given to the mounted `useChat` hooks; a map given here
+ * is laid over those.
  *
  * @example
- * {messages.map((m) => <div key={m.id}>{renderMessageContent(m.content, uiComponents)}</div>)}
+ * {messages.map((m) => <div key={m.id}>{renderMessageContent(m.content)}</div>)}
  */
-export function renderMessageContent(content: MessageContent, uiComponents: UIComponents = {}): ReactNode {
+export function renderMessageContent(content: MessageContent, uiComponents?: UIComponents): ReactNode {
   if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return <Part part={content} uiComponents={uiComponents} />;
+  if (!Array.isArray(content)) return <Part part={content} explicit={uiComponents} />;
   return content.map((item, i) =>
     typeof item === 'string' ? (
       <Fragment key={`text-${i}`}>{item}</Fragment>
     ) : (
-      <Part key={item.props.id} part={item} uiComponents={uiComponents} />
+      <Part key={item.props.id} part={item} explicit={uiComponents} />
     ),
   );
 }

@@ -45,4 +45,15 @@ describe('importing an entry in plain Node', () => {
       expect(result.touched.filter((n) => n !== 'navigator' && n !== 'localStorage')).toEqual([]);
     },
   );
+
+  it.concurrent(
+    'dev neither throws nor touches a browser global beyond its signer’s environment check',
+    async () => {
+      const result = await probe('dev');
+      expect(result.error).toBeUndefined();
+      expect(result.ok).toBe(true);
+      // one-webcrypto (under @ucanto/principal) reads `self` to find Web Crypto; nothing else.
+      expect(result.touched.filter((n) => n !== 'self')).toEqual([]);
+    },
+  );
 });

@@ -1,0 +1,190 @@
+import type { StoredToolCall } from '../../../contracts/oracle.js';
+import type { UserPreferences } from '../../../contracts/preferences.js';
+import type { MockRun } from './mock-run.js';
+import { awaitResult, emitTo, nextId, now, sleep, type MockState } from './mock-state.js';
+import type { MockStep } from './types.js';
+
+/** The user-preferences plugin's tool: a scripted call of it changes the mocked preferences. */
+const SET_USER_PREFERENCES = 'set_user_preferences';
+
+/** Merges a `set_user_preferences` call into the mocked preferences (`null` clears a field). */
+function setPreferences(state: MockState, args: Record<string, unknown>): void {
+  const next: Record<string, unknown> = { ...(state.preferences ?? {}) };
+  for (const [k, v] of Object.entries(args)) {
+    if (v === null) delete next[k];
+    else next[k] = v;
+  }
+  next['updatedAt'] = now();
+  state.preferences = next as UserPreferences;
+}
+
+/** Executes a turn's script into its run; the streams read the run, and history gets the turn at its end. */
+export async function executeScript(
+  state: MockState,
+  run: MockRun,
+  steps: MockStep[],
+  userMessage: string,
+): Promise<void> {
+  const { sessionId, requestId } = run;
+  const toolCalls: StoredToolCall[] = [];
+  const pause = () => (state.stepDelay > 0 ? sleep(state.stepDelay) : Promise.resolve());
+  run.append('run', { runId: run.runId, requestId, sessionId });
+  for (const step of steps) {
+    if (run.abortRequested) break;
+    switch (step.type) {
+      case 'text':
+      case 'reasoning': {
+        const chunks =
+          step.type === 'text' && step.chunk === 'whole'
+            ? [step.text]
+            : (step.text.match(/\S+\s*|\s+/g) ?? []);
+        for (const chunk of chunks) {
+          if (run.abortRequested) break;
+          await pause();
+          if (step.type === 'text') {
+            run.text += chunk;
+            run.append('message', { content: chunk, timestamp: now() });
+          } else {
+            run.append('reasoning', { sessionId, requestId, reasoning: chunk, isComplete: false });
+          }
+        }
+        if (step.type === 'reasoning')
+          run.append('reasoning', { sessionId, requestId, reasoning: '', isComplete: true });
+        break;
+      }
+      case 'tool_call': {
+        await pause();
+        const toolCallId = nextId('call');
+        const args = step.args ?? {};
+        const base = {
+          sessionId,
+          requestId,
+          toolCallId,
+          eventId: toolCallId,
+          toolName: step.toolName,
+          args,
+        };
+        run.append('tool_call', { ...base, status: 'isRunning' });
+        emitTo(state, sessionId, 'tool_call', { ...base, status: 'isRunning' });
+        await pause();
+        if (step.toolName === SET_USER_PREFERENCES && step.error === undefined) setPreferences(state, args);
+        const end =
+          step.error !== undefined
+            ? { ...base, status: 'error' as const, error: step.error }
+            : { ...base, status: 'done' as const, output: JSON.stringify(step.output ?? null) };
+        run.append('tool_call', end);
+        emitTo(state, sessionId, 'tool_call', end);
+        toolCalls.push({
+          id: toolCallId,
+          name: step.toolName,
+          kind: 'tool',
+          args,
+          status: end.status,
+          ...(end.status === 'done' ? { output: end.output } : { error: step.error }),
+        });
+        break;
+      }
+      case 'render_component': {
+        await pause();
+        const eventId = nextId('cmp');
+        const payload = {
+          sessionId,
+          requestId,
+          eventId,
+          componentName: step.componentName,
+          args: step.args,
+          status: 'done' as const,
+        };
+        run.append('render_component', payload);
+        emitTo(state, sessionId, 'render_component', payload);
+        toolCalls.push({
+          id: eventId,
+          name: step.componentName,
+          kind: 'component',
+          args: step.args,
+          status: 'done',
+        });
+        break;
+      }
+      case 'browser_tool_call': {
+        await pause();
+        const toolCallId = nextId('btc');
+        const payload = { sessionId, requestId, toolCallId, toolName: step.toolName, args: step.args };
+        run.append('browser_tool_call', payload);
+        const answer = awaitResult(state, toolCallId);
+        emitTo(state, sessionId, 'browser_tool_call', payload);
+        const r = await answer;
+        toolCalls.push({
+          id: toolCallId,
+          name: step.toolName,
+          kind: 'browser_tool',
+          args: step.args,
+          status: r.error !== undefined ? 'error' : 'done',
+          ...(r.error !== undefined ? { error: r.error } : { output: JSON.stringify(r.result ?? null) }),
+        });
+        break;
+      }
+      case 'action_call': {
+        await pause();
+        const toolCallId = nextId('act');
+        const start = {
+          sessionId,
+          requestId,
+          toolCallId,
+          toolName: step.toolName,
+          args: step.args,
+          status: 'isRunning' as const,
+        };
+        run.append('action_call', start);
+        const answer = awaitResult(state, toolCallId);
+        emitTo(state, sessionId, 'action_call', start);
+        const r = await answer;
+        const end =
+          r.error !== undefined
+            ? { ...start, status: 'error' as const, error: r.error }
+            : { ...start, status: 'done' as const, output: JSON.stringify(r.result ?? null) };
+        run.append('action_call', end);
+        toolCalls.push({
+          id: toolCallId,
+          name: step.toolName,
+          kind: 'action',
+          args: step.args,
+          status: end.status,
+          ...(end.status === 'done' ? { output: end.output } : { error: r.error }),
+        });
+        break;
+      }
+      case 'error':
+        run.append('error', { error: step.error, timestamp: now() });
+        run.finish('failed');
+        break;
+      case 'delay':
+        await sleep(step.ms);
+        break;
+      case 'drop':
+        run.dropStreams();
+        break;
+    }
+    if (run.ended) break;
+  }
+  if (!run.ended) run.finish(run.abortRequested ? 'aborted' : 'finished');
+  const thread = state.history.get(sessionId) ?? [];
+  thread.push({ id: nextId('msg'), type: 'human', content: userMessage, createdAt: run.createdAt });
+  thread.push({
+    id: requestId,
+    type: 'ai',
+    content: run.text,
+    createdAt: now(),
+    isComplete: true,
+    ...(toolCalls.length > 0 ? { toolCalls } : {}),
+    ...(run.status !== 'finished' && run.status !== 'running'
+      ? { runStatus: run.status as 'aborted' | 'interrupted' | 'failed' }
+      : {}),
+  });
+  state.history.set(sessionId, thread);
+  const session = state.sessions.find((s) => s.sessionId === sessionId);
+  if (session) {
+    session.lastUpdatedAt = now();
+    session.title ??= userMessage.slice(0, 40);
+  }
+}
