@@ -84,9 +84,26 @@ const mb = (n: number): string => `${(n / 1024 / 1024).toFixed(2)} MB`;
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A headline figure for `npm run bench` (bench/run-all.ts), written to BENCH_JSON_OUT when it is set. */
+interface Figure {
+  id: string;
+  label: string;
+  value: number;
+  unit: string;
+  better: 'higher' | 'lower';
+}
+const figures: Figure[] = [];
+
 async function main(): Promise<void> {
   const size = await bundleSize();
   const CORE_TARGET = 20 * 1024;
+  figures.push({
+    id: 'sdk.coreEntryKb',
+    label: 'SDK core entry, min+gzip (peers external)',
+    value: size.eagerGz / 1024,
+    unit: 'KB',
+    better: 'lower',
+  });
   console.log(
     `core entry (react, react-dom, zod, @tanstack/react-query external), min: ${kb(size.eager)}, min+gzip: ${kb(size.eagerGz)} — target ≤ 20 KB: ${size.eagerGz <= CORE_TARGET ? 'met' : 'MISSED'}`,
   );
@@ -300,11 +317,32 @@ async function main(): Promise<void> {
       `${mode.padEnd(9)} ${totalTokens} tokens at ${TOKENS_PER_SECOND}/s in ${r.seconds.toFixed(2)} s: ${r.renders} renders while streaming (${r.renders - r.messageRenders} of them at a status or run change, published at once) = ${(r.renders / r.seconds).toFixed(0)} renders/s; ${r.frames} animation frames, ${perFrame.toFixed(2)} text-only renders per frame${target}`,
     );
     const thread = r.heapBefore - r.heapEmpty;
+    if (mode === 'batched') {
+      figures.push(
+        {
+          id: 'sdk.batched.rendersPerFrame',
+          label: 'SDK text renders per animation frame at 500 tokens/s (batched)',
+          value: perFrame,
+          unit: 'per frame',
+          better: 'lower',
+        },
+        {
+          id: 'sdk.thread5000.heapMb',
+          label: 'SDK heap of a 5,000-message thread',
+          value: thread / 1024 / 1024,
+          unit: 'MB',
+          better: 'lower',
+        },
+      );
+    }
     console.log(
       `          heap: the ${THREAD}-message thread took +${mb(thread)}${mode === 'batched' ? ` — target ≤ +3 MB: ${thread <= HEAP_TARGET ? 'met' : 'MISSED'}` : ''}; streaming the answer into it +${mb(r.heapAfter - r.heapBefore)} (the answer itself is ${r.answerLength} chars; ${r.count} messages)`,
     );
   }
   server.close();
+  const out = process.env['BENCH_JSON_OUT'];
+  if (out)
+    (await import('node:fs')).writeFileSync(out, `${JSON.stringify({ bench: 'sdk', figures }, null, 2)}\n`);
   process.exit(0);
 }
 
