@@ -4,7 +4,7 @@ import type { Logger } from '../../logger.js';
 import type { AccountService } from '../accounts/accounts.js';
 import type { SecretHasher } from '../crypto/secret-hash.js';
 import type { AnyActionHandler } from './action-types.js';
-import { trackCommits } from './commit-tracker.js';
+import { CommitTracker } from './commit-tracker.js';
 import { cursorOf, dataOf, freshCursor, type Cursor } from './cursor.js';
 import { appendProcessed, newInput, segmentsOf } from './new-input.js';
 import { renderReply } from './render-screen.js';
@@ -77,8 +77,7 @@ export function createUssdEngine(deps: UssdEngineDeps): UssdEngine {
     processed: string,
     segments: readonly string[],
   ): Promise<EngineResult> => {
-    let committed = false;
-    const tracked = trackCommits(accounts, () => (committed = true));
+    const tracked = new CommitTracker(accounts);
     const turn: Turn = { tree, actions, accounts: tracked, secrets, logger, request, cursor };
     // Masked in processedText: what an input took as a typed value, and what was never applied.
     const typed = segments.map(() => true);
@@ -89,7 +88,7 @@ export function createUssdEngine(deps: UssdEngineDeps): UssdEngine {
     }
     logger.debug({ sessionId: request.sessionId, state: cursor.node }, 'ussd step');
     const result = finish(request, cursor, appendProcessed(processed, segments, typed));
-    return committed ? { ...result, committed } : result;
+    return tracked.committed ? { ...result, committed: true } : result;
   };
 
   return {
