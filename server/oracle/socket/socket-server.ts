@@ -36,6 +36,33 @@ export interface OracleSockets {
   close(): Promise<void>;
 }
 
+/** The commands the Redis adapter sends without handling their promise (subscribing, publishing). */
+const UNAWAITED_COMMANDS = ['publish', 'subscribe', 'psubscribe', 'unsubscribe', 'punsubscribe'] as const;
+
+/**
+ * A Redis client for the socket.io adapter. The adapter fires its subscribe and publish commands and forgets
+ * them; one that fails (Redis gone past the retries, or the client quitting with commands still queued) would be
+ * an unhandled rejection, which stops Node. Here each of them has a handler that logs it at debug level (the
+ * client's own `error` events already say Redis is away); the adapter still gets the promise it was given.
+ */
+function adapterClient(redis: Redis, logger: Logger): Redis {
+  const client = redis.duplicate({ enableOfflineQueue: true });
+  client.on('error', () => undefined);
+  for (const name of UNAWAITED_COMMANDS) {
+    const command = client[name].bind(client) as (...args: unknown[]) => Promise<unknown>;
+    Object.defineProperty(client, name, {
+      value: (...args: unknown[]): Promise<unknown> => {
+        const sent = command(...args);
+        sent.catch((err: unknown) =>
+          logger.debug({ err, command: name }, 'socket: Redis adapter command failed'),
+        );
+        return sent;
+      },
+    });
+  }
+  return client;
+}
+
 /** Per HTTP server: closes the transports of its sockets (see {@link drainSockets}). */
 const socketDrains = new WeakMap<HttpServer, () => void>();
 
@@ -116,9 +143,8 @@ export function createOracleSockets(deps: {
         maxHttpBufferSize: 2 * 1024 * 1024,
       });
       if (deps.redis) {
-        const pub = deps.redis.duplicate({ enableOfflineQueue: true });
-        const sub = deps.redis.duplicate({ enableOfflineQueue: true });
-        for (const c of [pub, sub]) c.on('error', () => undefined);
+        const pub = adapterClient(deps.redis, deps.logger);
+        const sub = adapterClient(deps.redis, deps.logger);
         adapterClients.push(pub, sub);
         io.adapter(createAdapter(pub, sub, { key: deps.redisKey }));
       }
