@@ -1,10 +1,11 @@
-import express, { type ErrorRequestHandler, type Express } from 'express';
+import type { RequestListener } from 'node:http';
+import express, { type ErrorRequestHandler, type Express, type Request, type Response } from 'express';
 import { sendApiError } from './api-error.js';
 import { createOperatorAuth } from './operator-auth.js';
-import type { Part, PartContext } from './part.js';
+import type { DirectHandler, Part, PartContext } from './part.js';
 import type { ServerLifecycle } from './server.js';
 import { createDocsRouter } from './docs/docs-router.js';
-import { requestContext } from './request-context.js';
+import { beginRequest, requestContext } from './request-context.js';
 import { createSystemRouter } from './system-router.js';
 
 export interface AppOptions {
@@ -65,6 +66,43 @@ export function createApp({ ctx, parts, lifecycle = { draining: false } }: AppOp
   };
   app.use(onError);
   return app;
+}
+
+/**
+ * The HTTP server's request listener: a part's direct route (Part.direct, `METHOD /path`) is answered without
+ * Express's routing; every other request goes to `app`. A direct request gets what the app's own middleware
+ * gives every request first (Express's request and response methods as `expressInit` gives them, the request
+ * id and logger, `Connection: close` while draining), so its handler works as it would behind the app.
+ */
+export function createRequestListener(
+  app: Express,
+  { ctx, parts, lifecycle = { draining: false } }: AppOptions,
+): RequestListener {
+  const direct = new Map<string, DirectHandler>();
+  for (const part of parts)
+    for (const [route, handler] of Object.entries(part.direct ?? {})) direct.set(route, handler);
+  if (direct.size === 0) return app;
+  const { logger } = ctx;
+  return (req, res) => {
+    const url = req.url ?? '';
+    const query = url.indexOf('?');
+    const handler = direct.get(`${req.method ?? ''} ${query === -1 ? url : url.slice(0, query)}`);
+    if (handler === undefined) {
+      app(req, res);
+      return;
+    }
+    // As Express's `expressInit` does (no X-Powered-By: the app disables it).
+    Object.setPrototypeOf(req, app.request);
+    Object.setPrototypeOf(res, app.response);
+    const request = req as Request;
+    const response = res as Response;
+    request.res = response;
+    response.req = request;
+    response.locals = Object.create(null) as Response['locals'];
+    beginRequest(req.headers['x-request-id'], response, logger);
+    if (lifecycle.draining) res.setHeader('connection', 'close');
+    handler(request, response);
+  };
 }
 
 /** The 4xx status of errors that body parsers and the like raise for bad input (e.g. malformed JSON). */

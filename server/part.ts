@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { RequestHandler, Router } from 'express';
+import type { Request, RequestHandler, Response, Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { Config } from './config.js';
@@ -27,6 +27,13 @@ export interface PartContext {
   chainGrpcUrl?: string | undefined;
 }
 
+/**
+ * A route answered before Express routes the request (see server/app.ts `createRequestListener`): the request
+ * and response already carry Express's methods, `res.locals.requestId` and `res.locals.logger`; the handler
+ * answers (it has no `next`). For a part's hottest path, where routing costs a visible share of the request.
+ */
+export type DirectHandler = (req: Request, res: Response) => void;
+
 /** One part of the spec (USSD gateway, chain gateway, …) mounted into the app. */
 export interface Part {
   name: string;
@@ -37,6 +44,12 @@ export interface Part {
    * Cosmos-shaped 404 for a chain path under a prefix it does not serve); `next()` passes it on.
    */
   notFound?: RequestHandler;
+  /**
+   * Routes answered without Express's routing, keyed `METHOD /path` (exact path; a query string is allowed).
+   * Each must answer exactly as the same route of `router` does, which stays mounted for every other spelling
+   * of the path (a trailing slash, other letter case).
+   */
+  direct?: Readonly<Record<string, DirectHandler>>;
   /** What the part adds to `/health` (e.g. the oracle's plugins and their states). */
   health?(): Promise<{
     plugins?: { name: string; state: 'ready' | 'degraded' | 'disabled'; reason?: string }[];

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { Logger } from './logger.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -46,11 +46,15 @@ export function lazyChildLogger(base: Logger, bindings: Record<string, string>):
  */
 export function requestContext(logger: Logger): RequestHandler {
   return (req, res, next) => {
-    const incoming = req.headers['x-request-id'];
-    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    res.locals.requestId = requestId;
-    res.locals.logger = lazyChildLogger(logger, { requestId });
-    res.setHeader('x-request-id', requestId);
+    beginRequest(req.headers['x-request-id'], res, logger);
     next();
   };
+}
+
+/** What {@link requestContext} does for a request: its id, echoed, and its logger in `res.locals`. */
+export function beginRequest(incoming: string | string[] | undefined, res: Response, logger: Logger): void {
+  const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  res.locals.requestId = requestId;
+  res.locals.logger = lazyChildLogger(logger, { requestId });
+  res.setHeader('x-request-id', requestId);
 }

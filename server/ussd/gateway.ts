@@ -3,6 +3,7 @@ import type { UssdEngine, UssdSession } from './engine/types.js';
 import { createUssdMetrics } from './http/metrics.js';
 import { createOperatorAuth } from '../operator-auth.js';
 import { createUssdRateLimit } from './http/rate-limit.js';
+import { ussdContract } from '../../contracts/ussd.js';
 import { createUssdRouter } from './http/router.js';
 import { createSessionFlow, type EndedReply } from './session/session-flow.js';
 import { createSessionStore } from './session/create-session-store.js';
@@ -32,7 +33,7 @@ export function createUssdGateway(ctx: PartContext, options: UssdGatewayOptions)
     ttlSeconds: ctx.config.USSD_SESSION_TTL_SECONDS,
     logger: ctx.logger,
   });
-  const router = createUssdRouter({
+  const { router, session } = createUssdRouter({
     flow,
     sessions,
     metrics: createUssdMetrics(ctx.metrics, async () => (await sessions.list()).length, ctx.logger),
@@ -50,6 +51,7 @@ export function createUssdGateway(ctx: PartContext, options: UssdGatewayOptions)
   return {
     name: 'ussd',
     router,
+    direct: { [`${ussdContract.session.method} ${ussdContract.session.path}`]: session },
     async close() {
       await Promise.all([sessions.close(), ended.close()]);
     },

@@ -1,10 +1,11 @@
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
-import { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
+import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { sendApiError } from '../../api-error.js';
-import { USSD_SESSION_ID_MAX, ussdContract } from '../../../contracts/ussd.js';
+import { USSD_SESSION_ID_MAX, ussdContract, type UssdRequest } from '../../../contracts/ussd.js';
 import { maskPhone } from '../../logger.js';
 import { raiseBodyError, ussdBodyParsers } from './body-parsers.js';
 import type { UssdSession } from '../engine/types.js';
+import type { DirectHandler } from '../../part.js';
 import { UssdError } from '../ussd-error.js';
 import type { UssdMetrics } from './metrics.js';
 import type { SessionFlow } from '../session/session-flow.js';
@@ -40,38 +41,137 @@ function sessionIdOf(body: unknown): string | undefined {
   return typeof id === 'string' && id.length > 0 && id.length <= USSD_SESSION_ID_MAX ? id : undefined;
 }
 
+/** The content type of every session reply, as ts-rest and Express answer the contract's `text/plain`. */
+const PLAIN_TEXT = 'text/plain; charset=utf-8';
+
+/** Runs Express middleware in order, as a route does; `done` gets the first error passed to `next`. */
+function runMiddleware(
+  req: Request,
+  res: Response,
+  chain: readonly RequestHandler[],
+  done: (err: unknown) => void,
+): void {
+  let i = 0;
+  const next = (err?: unknown): void => {
+    const handler = chain[i++];
+    if ((err !== undefined && err !== null) || handler === undefined) {
+      done(err ?? undefined);
+      return;
+    }
+    try {
+      handler(req, res, next);
+    } catch (thrown) {
+      done(thrown);
+    }
+  };
+  next();
+}
+
+/** What {@link createUssdRouter} makes: the Express router, and the session endpoint on its own. */
+export interface UssdRoutes {
+  router: Router;
+  /**
+   * `POST /api/ussd` without Express's routing and ts-rest's (the app's direct route, see server/app.ts): the
+   * same middleware, contract validation, handler and replies as the router's session route, byte for byte.
+   */
+  session: DirectHandler;
+}
+
 /**
  * `POST /api/ussd`, `GET /api/ussd/debug/:sessionId` and `GET /api/ussd/sessions`, implemented against
  * `ussdContract`. The session endpoint always answers HTTP 200 plain text (`CON …`/`END …`), including
  * for every invalid request and every failure, except the rate limit's 429; nothing reaches the app's
  * JSON error handler from it.
  */
-export function createUssdRouter(deps: UssdRouterDeps): Router {
+export function createUssdRouter(deps: UssdRouterDeps): UssdRoutes {
   const { flow, sessions, metrics, rateLimit, operatorAuth } = deps;
+  const sessionMiddleware = [metrics.track('session'), ...ussdBodyParsers(), rateLimit, raiseBodyError];
+
+  /** The session handler: the reply to a valid body, or the failure reply of what went wrong. */
+  const answer = async (body: UssdRequest, res: Response): Promise<string> => {
+    try {
+      const reply = await flow.handle(body, res.locals.logger);
+      res.locals.ussdOutcome = reply.startsWith('CON ') ? 'CON' : 'END';
+      return reply;
+    } catch (err) {
+      const error = UssdError.from(err);
+      res.locals.logger.error(
+        {
+          err: error.cause ?? error,
+          code: error.code,
+          sessionId: body.sessionId,
+          phone: maskPhone(body.phoneNumber),
+        },
+        'ussd request failed',
+      );
+      res.locals.ussdOutcome = error.answer.outcome;
+      return error.answer.reply;
+    }
+  };
+
+  /** A body that failed the contract: the invalid-input END, which closes the session at the gateway, so ours too (spec 3). */
+  const invalidBody = (err: unknown, req: Request, res: Response): void => {
+    const error = new UssdError('invalid_input', 'request failed validation', { cause: err });
+    const sessionId = sessionIdOf(req.body);
+    if (sessionId === undefined) {
+      sendPlain(res, error);
+      return;
+    }
+    void flow
+      .close(sessionId)
+      .catch((closeErr: unknown) => {
+        res.locals.logger.warn(
+          { err: closeErr, sessionId },
+          'ussd: closing the session after invalid input failed',
+        );
+      })
+      .finally(() => sendPlain(res, error));
+  };
+
+  /** An error of the session route's middleware (a body parser's, the rate limiter's): its plain-text reply. */
+  const sessionError = (err: unknown, res: Response): void => {
+    const error = UssdError.from(err);
+    if (isCutShort(err)) {
+      // The client's fault (it went away, or sent less than its Content-Length): not a server failure.
+      res.locals.logger.info(
+        {
+          type: (err as { type?: unknown }).type,
+          expected: (err as { expected?: unknown }).expected,
+          received: (err as { received?: unknown }).received,
+        },
+        'ussd: request body cut short by the client',
+      );
+    } else if (error.code !== 'invalid_input') {
+      res.locals.logger.error({ err: error.cause ?? error, code: error.code }, 'ussd request failed');
+    }
+    if (!res.writable) return;
+    sendPlain(res, error);
+  };
+
+  const session: DirectHandler = (req, res) => {
+    runMiddleware(req, res, sessionMiddleware, (err) => {
+      if (err !== undefined) {
+        if (!res.headersSent) sessionError(err, res);
+        return;
+      }
+      const parsed = ussdContract.session.body.safeParse(req.body);
+      if (!parsed.success) {
+        invalidBody(parsed.error, req, res);
+        return;
+      }
+      void answer(parsed.data, res).then((reply) => {
+        res.statusCode = 200;
+        res.setHeader('content-type', PLAIN_TEXT);
+        res.setHeader('content-length', Buffer.byteLength(reply));
+        res.end(reply);
+      });
+    });
+  };
 
   const routes = s.router(ussdContract, {
     session: {
-      middleware: [metrics.track('session'), ...ussdBodyParsers(), rateLimit, raiseBodyError],
-      handler: async ({ body, res }) => {
-        try {
-          const reply = await flow.handle(body, res.locals.logger);
-          res.locals.ussdOutcome = reply.startsWith('CON ') ? 'CON' : 'END';
-          return { status: 200, body: reply };
-        } catch (err) {
-          const error = UssdError.from(err);
-          res.locals.logger.error(
-            {
-              err: error.cause ?? error,
-              code: error.code,
-              sessionId: body.sessionId,
-              phone: maskPhone(body.phoneNumber),
-            },
-            'ussd request failed',
-          );
-          res.locals.ussdOutcome = error.answer.outcome;
-          return { status: 200, body: error.answer.reply };
-        }
-      },
+      middleware: sessionMiddleware,
+      handler: async ({ body, res }) => ({ status: 200, body: await answer(body, res) }),
     },
     debug: {
       middleware: [metrics.track('debug'), operatorAuth],
@@ -119,22 +219,7 @@ export function createUssdRouter(deps: UssdRouterDeps): Router {
         sendApiError(res, 400, 'bad_request', 'Invalid request parameters.');
         return;
       }
-      const error = new UssdError('invalid_input', 'request failed validation', { cause: err });
-      // The reply is an END, which closes the session at the telecom gateway: close ours too (spec 3).
-      const sessionId = sessionIdOf(req.body);
-      if (sessionId === undefined) {
-        sendPlain(res, error);
-        return;
-      }
-      void flow
-        .close(sessionId)
-        .catch((closeErr: unknown) => {
-          res.locals.logger.warn(
-            { err: closeErr, sessionId },
-            'ussd: closing the session after invalid input failed',
-          );
-        })
-        .finally(() => sendPlain(res, error));
+      invalidBody(err, req, res);
     },
   });
 
@@ -145,28 +230,13 @@ export function createUssdRouter(deps: UssdRouterDeps): Router {
       next(err);
       return;
     }
-    const error = UssdError.from(err);
     if (isOperatorRoute) {
-      res.locals.logger.error({ err, code: error.code }, 'ussd operator route failed');
+      res.locals.logger.error({ err, code: UssdError.from(err).code }, 'ussd operator route failed');
       sendApiError(res, 503, 'unavailable', 'Session store unavailable; retry later.');
       return;
     }
-    if (isCutShort(err)) {
-      // The client's fault (it went away, or sent less than its Content-Length): not a server failure.
-      res.locals.logger.info(
-        {
-          type: (err as { type?: unknown }).type,
-          expected: (err as { expected?: unknown }).expected,
-          received: (err as { received?: unknown }).received,
-        },
-        'ussd: request body cut short by the client',
-      );
-    } else if (error.code !== 'invalid_input') {
-      res.locals.logger.error({ err: error.cause ?? error, code: error.code }, 'ussd request failed');
-    }
-    if (!res.writable) return;
-    sendPlain(res, error);
+    sessionError(err, res);
   };
   router.use(onError);
-  return router;
+  return { router, session };
 }
