@@ -178,6 +178,14 @@ interface Sequence {
   sentAt?: number;
 }
 
+/** Per target, the distinct wrong answers seen (status and the reply's start), printed after the table. */
+const wrongAnswers = new Map<string, Map<string, number>>();
+function noteWrong(name: string, what: string): void {
+  const seen = wrongAnswers.get(name) ?? new Map<string, number>();
+  seen.set(what, (seen.get(what) ?? 0) + 1);
+  wrongAnswers.set(name, seen);
+}
+
 function drive(name: string, url: string, seconds: number, connections = CONNECTIONS): Promise<Result> {
   const latencies: number[] = [];
   const dials: number[] = [];
@@ -197,8 +205,10 @@ function drive(name: string, url: string, seconds: number, connections = CONNECT
       return { ...req, body: JSON.stringify({ sessionId, serviceCode: '*384*123#', phoneNumber, text }) };
     },
     onResponse: (status, reply, context: Sequence) => {
-      if (status !== 200 || !reply.startsWith('CON ')) errors += 1;
-      else (fresh ? dials : navigation).push(performance.now() - (context.sentAt ?? NaN));
+      if (status !== 200 || !reply.startsWith('CON ')) {
+        errors += 1;
+        noteWrong(name, `${status} ${reply.slice(0, 60)} (after "${text}")`);
+      } else (fresh ? dials : navigation).push(performance.now() - (context.sentAt ?? NaN));
     },
   });
   const started = performance.now();
@@ -226,7 +236,10 @@ function drive(name: string, url: string, seconds: number, connections = CONNECT
     instance.on('response', (_client, status, _bytes, ms) => {
       if (status === 200) latencies.push(ms);
     });
-    instance.on('reqError', () => (errors += 1));
+    instance.on('reqError', (err: Error) => {
+      errors += 1;
+      noteWrong(name, `request error: ${err.message}`);
+    });
   });
 }
 
@@ -486,6 +499,8 @@ async function main(): Promise<void> {
       );
     }
     checks.push(['no errors', summaries.every((m) => m.errors === 0)]);
+    for (const [target, seen] of wrongAnswers)
+      for (const [what, n] of seen) console.log(`wrong answer from ${target} (${n}×): ${what}`);
     for (const [what, ok] of checks) console.log(`${ok ? 'OK    ' : 'MISSED'} ${what}`);
     if (JSON_OUT) await writeFile(JSON_OUT, `${JSON.stringify({ bench: 'ussd', figures }, null, 2)}\n`);
     if (checks.some(([, ok]) => !ok)) process.exitCode = 1;
