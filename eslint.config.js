@@ -44,6 +44,7 @@ export default tseslint.config(
   {
     ignores: [
       'generated/',
+      '.build/',
       'node_modules/',
       'data/',
       'coverage/',

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { projectRoot } from './project-root.js';
 
 /** What is running: the package version and the commit it was built from. */
 export interface BuildInfo {
@@ -10,15 +11,12 @@ export interface BuildInfo {
   commit: string;
 }
 
-/** The repository root (this file is server/build-info.ts). */
-const ROOT = path.resolve(import.meta.dirname, '..');
-
 /**
  * Reads package.json and the checked-out commit, without running git (no child process at start-up): `.git`
  * is a directory or, in a worktree, a file naming one; HEAD is a commit or a ref, which is a loose file or a
  * line of `packed-refs` in the common directory.
  */
-export function readBuildInfo(buildCommit?: string, root = ROOT): BuildInfo {
+export function readBuildInfo(buildCommit?: string, root = projectRoot()): BuildInfo {
   let name = 'unknown';
   let version = 'unknown';
   try {

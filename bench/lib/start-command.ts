@@ -23,14 +23,16 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * package.json's `start` script in the checkout at `root`, as npm would run it (through `sh -c`), with an
- * `exec` in front when it has none, so the child's pid is the server's.
+ * package.json's `start` script in the checkout at `root`, as npm would run it (through `sh -c`), after its
+ * `prestart` when it has one (the server's build), with an `exec` in front when it has none, so the child's
+ * pid is the server's once it runs.
  */
 export async function startScript(root = ROOT): Promise<string> {
   const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as {
-    scripts: { start: string };
+    scripts: { start: string; prestart?: string };
   };
-  return pkg.scripts.start.startsWith('exec ') ? pkg.scripts.start : `exec ${pkg.scripts.start}`;
+  const start = pkg.scripts.start.startsWith('exec ') ? pkg.scripts.start : `exec ${pkg.scripts.start}`;
+  return pkg.scripts.prestart ? `${pkg.scripts.prestart} && ${start}` : start;
 }
 
 export interface StartedServer {

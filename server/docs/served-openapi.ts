@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Config } from '../config.js';
+import { projectRoot } from '../project-root.js';
 import { toMethodName } from '../chain/grpc-methods.js';
 import { chainRouteTable } from '../chain/route-table.js';
 
@@ -17,7 +19,6 @@ interface OpenApiDocument {
 }
 
 /** The canonical build artefact (`npm run generate`); the served document is derived from it. */
-const CANONICAL = new URL('../../generated/openapi.json', import.meta.url);
 
 /** The prefix chain paths carry in the canonical document. */
 const CANONICAL_CHAIN_PREFIX = '/ixo/';
@@ -41,7 +42,9 @@ const PART_OF_TAG: Readonly<Record<string, Config['ENABLED_PARTS'][number]>> = {
 
 let canonical: OpenApiDocument | undefined;
 function canonicalDocument(): OpenApiDocument {
-  canonical ??= JSON.parse(readFileSync(CANONICAL, 'utf8')) as OpenApiDocument;
+  canonical ??= JSON.parse(
+    readFileSync(join(projectRoot(), 'generated/openapi.json'), 'utf8'),
+  ) as OpenApiDocument;
   return canonical;
 }
 

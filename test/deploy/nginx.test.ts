@@ -19,6 +19,7 @@ import {
 import { statusOf } from '../helpers/child-server.js';
 import { createThrowawayDatabase, TEST_DATABASE_URL, type ThrowawayDatabase } from '../helpers/db.js';
 import type { LogLine } from '../helpers/logs.js';
+import { npmStartArgs } from '../helpers/npm-start.js';
 import { freePort, haveRedisServer, startPrivateRedis, type PrivateRedis } from '../helpers/private-redis.js';
 
 // Issue 27: the README's "Deploying" recipe, run as it is. Debian's nginx with deploy/nginx/gateway.conf (only
@@ -54,15 +55,8 @@ const reason = await missing();
 if (reason && inCi) throw new Error(`CI: the nginx deployment test cannot run: ${reason}`);
 if (reason) console.warn(`skipped: the nginx deployment test: ${reason}`);
 
-/** The node arguments of `npm start` (`exec node <args>` in package.json). */
-async function startArgs(): Promise<string[]> {
-  const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as {
-    scripts: { start: string };
-  };
-  const [command, ...args] = pkg.scripts.start.replace(/^exec /, '').split(' ');
-  expect(command).toBe('node');
-  return args;
-}
+/** The node arguments of `npm start` (`exec node <args>` in package.json), its build made. */
+const startArgs = npmStartArgs;
 
 /** One gateway instance on its port: started as `npm start` starts it, restarted by the control server. */
 class Instance {

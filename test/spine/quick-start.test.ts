@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
+import { npmStartArgs } from '../helpers/npm-start.js';
 import { freePort } from '../helpers/private-redis.js';
 
 // The README's quick start: `npm start` on embedded defaults (PGlite on disk, in-process stores, fixture
@@ -20,10 +21,8 @@ it('npm start serves /health on embedded defaults and exits 0 on SIGTERM', async
   };
   // Run what `npm start` runs, read from package.json, so the signal reaches the server itself (npm 11
   // re-raises a forwarded SIGTERM and so exits by signal whatever the server did).
-  const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { scripts: { start: string } };
   // (`exec` replaces npm's shell with node, so npm's forwarded signal reaches the server: first-hour.test.ts.)
-  const [command, ...args] = pkg.scripts.start.replace(/^exec /, '').split(' ');
-  expect(command).toBe('node');
+  const args = await npmStartArgs();
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (b: Buffer) => (output += b.toString()));

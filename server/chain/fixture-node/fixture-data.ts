@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import type {
@@ -12,13 +11,8 @@ import type { Entity, Params as EntityParams } from '../../../generated/proto/ix
 import type { IidDocument } from '../../../generated/proto/ixo/iid/v1beta1/iid.js';
 import type { QueryTokenMetadataResponse } from '../../../generated/proto/ixo/token/v1beta1/query.js';
 import type { Params as TokenParams, Token } from '../../../generated/proto/ixo/token/v1beta1/token.js';
+import { projectRoot } from '../../project-root.js';
 import { fromRestJson } from '../rest-json-read.js';
-
-/** Default location of the fixture files (repo `fixtures/chain/`). */
-export const FIXTURE_DIR = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../../../fixtures/chain',
-);
 
 /** Placeholder in the fixture files for the server's own base URL (the oracle's service endpoints). */
 export const PUBLIC_BASE_URL_PLACEHOLDER = '{{PUBLIC_BASE_URL}}';
@@ -62,7 +56,7 @@ export async function loadFixtureData(options: {
   publicBaseUrl: string;
   dir?: string;
 }): Promise<FixtureData> {
-  const dir = options.dir ?? FIXTURE_DIR;
+  const dir = options.dir ?? path.join(projectRoot(), 'fixtures/chain');
   const base = options.publicBaseUrl.replace(/\/+$/, '');
   const load = async <T>(file: string, schema: z.ZodType<T, z.ZodTypeDef, unknown>): Promise<T> => {
     const text = (await readFile(path.join(dir, file), 'utf8')).replaceAll(PUBLIC_BASE_URL_PLACEHOLDER, base);

@@ -1,16 +1,17 @@
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
 import { Router, type RequestHandler } from 'express';
 import type { MenuTree } from '../../../generated/menus.js';
 import type { Config } from '../../config.js';
 import { createOperatorAuth } from '../../operator-auth.js';
+import { projectRoot } from '../../project-root.js';
 
 /** Where the page lives: `GET /ussd/simulator` and its files under it. */
 export const SIMULATOR_PATH = '/ussd/simulator';
 
 // Resolved when a file is served, not when the module loads (a test environment such as jsdom may give
 // modules a URL that is not a file: one).
-const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
+const here = (file: string): string => path.resolve(projectRoot(), 'server/ussd/simulator', file);
 
 /** What the page needs to know of the menus besides the map: the texts of each end, to name it on `END`. */
 export interface SimulatorConfig {

@@ -1,0 +1,90 @@
+#!/usr/bin/env node
+// `npm run build:server` (and npm's `prestart`): the server's TypeScript (server/, contracts/, generated/, lib/)
+// compiled file by file to JavaScript under .build/<id>/, the same tree, and .build/current pointed at it.
+// `npm start` runs that JavaScript with plain node: no TypeScript loader in the running server. A loader (tsx)
+// keeps a thread of its own with a second V8 heap and every transformed source in memory (about 40 MB of
+// RSS idle), and wraps every named function in a helper call.
+//
+// <id> is a hash of the sources, so a build is made once per version of the code and a second start skips it
+// (about 0.1 s to hash). Starts side by side are safe: each builds into a directory of its own and renames it
+// into place (the first rename wins, the same bytes either way), and `current` is swapped by a rename too.
+// Builds of other versions are removed after a day (a server started from one may still load a module lazily).
+// Written in JavaScript, not TypeScript, so it runs before anything is compiled.
+import { createHash } from 'node:crypto';
+import process from 'node:process';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, rename, rm, stat, symlink } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const OUT = path.join(ROOT, '.build');
+/** What the running server imports: its sources. Browser code (the simulator page) is bundled at request time. */
+const SOURCE_DIRS = ['server', 'contracts', 'generated', 'lib'];
+const BROWSER_ONLY = path.join('server', 'ussd', 'simulator', 'page');
+const KEEP_OTHER_BUILDS_MS = 24 * 60 * 60 * 1000;
+
+async function sourcesIn(dir) {
+  const entries = await readdir(path.join(ROOT, dir), { withFileTypes: true }).catch(() => []);
+  const files = [];
+  for (const entry of entries) {
+    const rel = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (rel !== BROWSER_ONLY) files.push(...(await sourcesIn(rel)));
+    } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) files.push(rel);
+  }
+  return files;
+}
+
+/** Compiles the server when its sources changed since the last build; returns the build's directory. */
+export async function buildServer() {
+  const files = (await Promise.all(SOURCE_DIRS.map(sourcesIn))).flat().sort();
+  const hash = createHash('sha256');
+  hash.update(await readFile(fileURLToPath(import.meta.url)));
+  hash.update(
+    JSON.parse(await readFile(path.join(ROOT, 'node_modules/esbuild/package.json'), 'utf8')).version,
+  );
+  for (const file of files) hash.update(`\0${file}\0`).update(await readFile(path.join(ROOT, file)));
+  const id = hash.digest('hex').slice(0, 16);
+  const dir = path.join(OUT, id);
+
+  if (!existsSync(dir)) {
+    const staging = path.join(OUT, `.staging-${id}-${process.pid}`);
+    await build({
+      entryPoints: files.map((f) => path.join(ROOT, f)),
+      outdir: staging,
+      outbase: ROOT,
+      bundle: false,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      sourcemap: 'linked',
+      logLevel: 'warning',
+    });
+    await rename(staging, dir).catch(async (err) => {
+      // Another start renamed the same build into place first.
+      await rm(staging, { recursive: true, force: true });
+      if (!existsSync(dir)) throw err;
+    });
+  }
+
+  const link = path.join(OUT, 'current');
+  const next = path.join(OUT, `.current-${process.pid}`);
+  await rm(next, { force: true });
+  await symlink(id, next);
+  await rename(next, link);
+
+  const now = Date.now();
+  for (const entry of await readdir(OUT)) {
+    if (entry === id || entry === 'current') continue;
+    const other = path.join(OUT, entry);
+    const { mtimeMs } = await stat(other).catch(() => ({ mtimeMs: now }));
+    if (now - mtimeMs > KEEP_OTHER_BUILDS_MS) await rm(other, { recursive: true, force: true });
+  }
+  return dir;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await buildServer();
+}
