@@ -4,7 +4,7 @@
  * resident memory (RSS) once idle, for a first start (empty data directory) and a second one (same directory).
  * `-- --json` prints one JSON line instead; `-- --readme` also writes the figures into README.md.
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -12,7 +12,7 @@ import net from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
+import { npmStartArgs as startArgs } from './lib/npm-start.js';
 
 /** How long the server is left idle before its RSS is read. */
 const IDLE_MS = 3000;
@@ -45,18 +45,6 @@ async function rssMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return Math.round(kb / 1024);
-}
-
-/** The node arguments of `npm start`, read from package.json (`exec node <args>`). */
-async function startArgs(): Promise<string[]> {
-  const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as {
-    scripts: { start: string; prestart?: string };
-  };
-  // npm runs `prestart` (the server's build) first.
-  if (pkg.scripts.prestart) await promisify(execFile)('sh', ['-c', pkg.scripts.prestart], { cwd: ROOT });
-  const [command, ...args] = pkg.scripts.start.replace(/^exec /, '').split(' ');
-  if (command !== 'node') throw new Error(`npm start runs ${command}, not node`);
-  return args;
 }
 
 interface StartFigures {

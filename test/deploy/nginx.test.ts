@@ -19,7 +19,7 @@ import {
 import { statusOf } from '../helpers/child-server.js';
 import { createThrowawayDatabase, TEST_DATABASE_URL, type ThrowawayDatabase } from '../helpers/db.js';
 import type { LogLine } from '../helpers/logs.js';
-import { npmStartArgs } from '../helpers/npm-start.js';
+import { npmStartArgs } from '../../scripts/tools/lib/npm-start.js';
 import { freePort, haveRedisServer, startPrivateRedis, type PrivateRedis } from '../helpers/private-redis.js';
 
 // Issue 27: the README's "Deploying" recipe, run as it is. Debian's nginx with deploy/nginx/gateway.conf (only

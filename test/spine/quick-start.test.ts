@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { npmStartArgs } from '../helpers/npm-start.js';
+import { npmStartArgs } from '../../scripts/tools/lib/npm-start.js';
 import { freePort } from '../helpers/private-redis.js';
 
 // The README's quick start: `npm start` on embedded defaults (PGlite on disk, in-process stores, fixture
