@@ -67,7 +67,8 @@ export async function startProductionCommand(
 ): Promise<StartedServer> {
   const port = await freePort();
   let script = await startScript(root);
-  if (execArgv.length > 0) script = script.replace(/^exec node /, `exec node ${execArgv.join(' ')} `);
+  // The flags go to the server's node (after the build of `prestart`, when there is one).
+  if (execArgv.length > 0) script = script.replace(/(^|&& )exec node /, `$1exec node ${execArgv.join(' ')} `);
   const child = spawn('sh', ['-c', script], {
     cwd: root,
     env: {
