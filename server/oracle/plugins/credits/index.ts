@@ -107,7 +107,18 @@ export function creditsPlugin(): OraclePlugin {
                       'No chain node is configured to verify payments.',
                     );
                   }
-                  const found = await chainTx.getTx(txHash);
+                  const found = await chainTx.getTx(txHash).catch((err: unknown) => {
+                    // Anything but "not found" (unreachable, deadline, an error of the node): not verified yet.
+                    res.locals.logger.warn(
+                      { err, txHash },
+                      'credits: the chain node did not answer a payment lookup',
+                    );
+                    throw new OracleHttpError(
+                      503,
+                      'unavailable',
+                      'The chain node did not answer, so the payment could not be verified yet; retry shortly.',
+                    );
+                  });
                   if (!found) {
                     throw new OracleHttpError(
                       404,
