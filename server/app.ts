@@ -1,10 +1,11 @@
+import type { RequestListener } from 'node:http';
 import express, { type ErrorRequestHandler, type Express } from 'express';
-import { sendApiError } from './api-error.js';
+import { sendApiError, writeApiError } from './api-error.js';
 import { createOperatorAuth } from './operator-auth.js';
 import type { Part, PartContext } from './part.js';
 import type { ServerLifecycle } from './server.js';
 import { createDocsRouter } from './docs/docs-router.js';
-import { requestContext } from './request-context.js';
+import { createRequestStart, requestContext, type RequestContext } from './request-context.js';
 import { createSystemRouter } from './system-router.js';
 
 export interface AppOptions {
@@ -28,12 +29,9 @@ export function createApp({ ctx, parts, lifecycle = { draining: false } }: AppOp
   // hops (the client address is the one the nearest proxies saw, so prepended entries are not believed).
   // Off: the header is ignored.
   app.set('trust proxy', ctx.config.TRUST_PROXY_ENABLED);
-  app.use(requestContext(ctx.logger));
-  // While draining, a keep-alive connection closes after its answer, so the drain is not held by idle clients.
-  app.use((_req, res, next) => {
-    if (lifecycle.draining) res.setHeader('connection', 'close');
-    next();
-  });
+  // The request id and logger; while draining, `Connection: close` on every answer, so a keep-alive
+  // connection closes after its answer and the drain is not held by idle clients.
+  app.use(requestContext(ctx.logger, lifecycle));
 
   for (const part of parts) app.use(part.router);
   app.use(createSystemRouter(ctx, parts, lifecycle));
@@ -65,6 +63,45 @@ export function createApp({ ctx, parts, lifecycle = { draining: false } }: AppOp
   };
   app.use(onError);
   return app;
+}
+
+/**
+ * The HTTP server's request listener: each part's direct handler (part.ts `direct`) is tried first, in
+ * ENABLED_PARTS order, and a request none of them takes goes to `app`. A direct handler starts the request
+ * the way the app's first middleware does; one that throws is answered like the app's last-resort error
+ * handler (`onError` above), so a request gets the same answer, headers and body, either way.
+ */
+export function createRequestListener(app: Express, { ctx, parts, lifecycle }: AppOptions): RequestListener {
+  const handlers = parts.flatMap((p) => (p.direct ? [p.direct] : []));
+  if (handlers.length === 0) return app;
+  const startRequest = createRequestStart(ctx.logger, lifecycle);
+  // The context of the request a handler is taking: handlers run synchronously, one request at a time.
+  let current: RequestContext | undefined;
+  const start: typeof startRequest = (req, res) => (current = startRequest(req, res));
+  return (req, res) => {
+    for (const direct of handlers) {
+      current = undefined;
+      try {
+        if (direct(req, res, start)) return;
+      } catch (err) {
+        const context = current ?? startRequest(req, res);
+        if (res.headersSent) return;
+        const status = clientErrorStatus(err);
+        if (status !== undefined) {
+          writeApiError(req, res, status, { code: 'bad_request', message: 'Malformed request.', requestId: context.requestId });
+          return;
+        }
+        context.logger.error({ err }, 'unhandled error');
+        writeApiError(req, res, 500, {
+          code: 'internal',
+          message: 'Internal error; see the server log under this request id.',
+          requestId: context.requestId,
+        });
+        return;
+      }
+    }
+    app(req, res);
+  };
 }
 
 /** The 4xx status of errors that body parsers and the like raise for bad input (e.g. malformed JSON). */

@@ -12,7 +12,7 @@ import {
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import { createApp } from './app.js';
+import { createApp, createRequestListener } from './app.js';
 import { readBuildInfo, type BuildInfo } from './build-info.js';
 import {
   CHAIN_PARTS,
@@ -219,7 +219,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     }
 
     const app = createApp({ ctx, parts, lifecycle });
-    ready.app = app;
+    ready.app = createRequestListener(app, { ctx, parts, lifecycle });
     for (const part of parts) part.attach?.(http);
     // Through the server's listeners, as attached parts (socket.io) wrap them; each in a callback of its own,
     // so the request context it enters (request-context.ts) does not stick to the rest of this start-up.
