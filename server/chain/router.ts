@@ -1,7 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { status as Status, type ServiceError } from '@grpc/grpc-js';
 import { Router, type RequestHandler } from 'express';
-import { CHAIN_PATH_SHAPES, ChainHeaders, PaginationQuery, type ChainPathShape } from '../../contracts/chain.js';
+import {
+  CHAIN_PATH_SHAPES,
+  ChainHeaders,
+  PaginationQuery,
+  type ChainPathShape,
+} from '../../contracts/chain.js';
 import type { MethodName } from '../../generated/proto/chain-descriptor.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -14,7 +19,7 @@ import { toMethodName } from './grpc-methods.js';
 import { buildRequest, parseInput } from './grpc-request.js';
 import { toRestJson } from './rest-json.js';
 import { createRouteMatcher, MalformedPathError, type RouteMatch } from './route-matcher.js';
-import { chainRouteTable } from './route-table.js';
+import { chainRouteTable, type ChainRouteBinding } from './route-table.js';
 import { sendJson } from './send-json.js';
 
 /** The configuration the chain router reads (see server/config.ts, "Chain query gateway"). */
@@ -92,7 +97,7 @@ export function createChainGateway(options: ChainRouterOptions): ChainGateway {
     res: ServerResponse,
     path: string,
     query: unknown,
-    log: () => Logger,
+    log: RequestLog,
   ): void => {
     let found: RouteMatch | undefined;
     try {
@@ -118,7 +123,7 @@ export function createChainGateway(options: ChainRouterOptions): ChainGateway {
   if (cors) router.use(mounts, cors);
   if (gate) router.use(mounts, gate);
   // Express strips the mount, so `req.path` is the part after the prefix (`/entity/…`, `/` for the prefix).
-  router.use(mounts, (req, res) => answer(req, res, req.path, req.query, () => res.locals.logger));
+  router.use(mounts, (req, res) => answer(req, res, req.path, req.query, res.locals));
 
   const direct: DirectHandler = (req, res, start) => {
     const url = req.url ?? '';
@@ -134,14 +139,18 @@ export function createChainGateway(options: ChainRouterOptions): ChainGateway {
     const query = q === -1 ? EMPTY_QUERY : paginationQuery(url, q + 1);
     if (query === undefined) return false;
     const context = start(req, res);
-    const log = (): Logger => context.logger;
     if (cors && !passes(cors, req, res)) return true;
     if (gate && !passes(gate, req, res)) return true;
-    answer(req, res, rest, query, log);
+    answer(req, res, rest, query, context);
     return true;
   };
 
   return { router, notFound: chainShapedNotFound(prefixes, createRouteMatcher(all)), direct };
+}
+
+/** Where a request's logger is (`res.locals` in Express, the request's context on the direct path). */
+interface RequestLog {
+  readonly logger?: Logger | undefined;
 }
 
 const SLASH = 0x2f;
@@ -250,15 +259,9 @@ function serve(
   rawQuery: unknown,
   disabled: boolean,
   { client, config, logger }: ChainRouterOptions,
-  log: () => Logger,
+  log: RequestLog,
 ): void {
-  const fail = (err: unknown): void => {
-    const error = ChainError.from(err);
-    const level = error.httpStatus >= 500 && error.code !== Status.UNIMPLEMENTED ? 'warn' : 'debug';
-    const requestLog = (log() as Logger | undefined) ?? logger;
-    requestLog[level]({ err: error.cause ?? error, route: binding.key, code: error.code }, 'chain query failed');
-    if (!res.headersSent) send(res, error);
-  };
+  // No closures made per request here but the grpc-js callback: under tsx each named one costs a __name call.
   const { grpc } = binding;
   let request: unknown;
   let blockHeight: string | undefined;
@@ -277,7 +280,7 @@ function serve(
     }
     request = buildRequest(grpc, path, query);
   } catch (err) {
-    fail(err);
+    fail(res, err, binding, log.logger ?? logger);
     return;
   }
   client.unary(
@@ -286,17 +289,25 @@ function serve(
     { timeoutMs: config.CHAIN_GRPC_TIMEOUT_MS, blockHeight },
     (err: ServiceError | null, response, answeredHeight) => {
       if (err) {
-        fail(err);
+        fail(res, err, binding, log.logger ?? logger);
         return;
       }
       try {
         if (answeredHeight !== undefined) res.setHeader(BLOCK_HEIGHT_HEADER, answeredHeight);
         sendJson(res, 200, toRestJson(grpc.output, response));
       } catch (caught) {
-        fail(caught);
+        fail(res, caught, binding, log.logger ?? logger);
       }
     },
   );
+}
+
+/** Logs a failed query and answers its Cosmos error, unless an answer has begun. */
+function fail(res: ServerResponse, err: unknown, binding: ChainRouteBinding, log: Logger): void {
+  const error = ChainError.from(err);
+  const level = error.httpStatus >= 500 && error.code !== Status.UNIMPLEMENTED ? 'warn' : 'debug';
+  log[level]({ err: error.cause ?? error, route: binding.key, code: error.code }, 'chain query failed');
+  if (!res.headersSent) send(res, error);
 }
 
 function send(res: ServerResponse, error: ChainError): void {
