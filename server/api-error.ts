@@ -12,7 +12,12 @@ export function sendApiError(res: Response, status: number, code: ApiError['code
  * The same answer as {@link sendApiError}, header for header, on a response outside Express (a part's direct
  * handler, app.ts): what `res.status(status).json(body)` writes with the app's settings (no ETag).
  */
-export function writeApiError(req: IncomingMessage, res: ServerResponse, status: number, body: ApiError): void {
+export function writeApiError(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  body: ApiError,
+): void {
   const text = JSON.stringify(body);
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');

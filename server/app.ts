@@ -71,7 +71,10 @@ export function createApp({ ctx, parts, lifecycle = { draining: false } }: AppOp
  * the way the app's first middleware does; one that throws is answered like the app's last-resort error
  * handler (`onError` above), so a request gets the same answer, headers and body, either way.
  */
-export function createRequestListener(app: Express, { ctx, parts, lifecycle }: AppOptions): RequestListener {
+export function createRequestListener(
+  app: RequestListener,
+  { ctx, parts, lifecycle }: AppOptions,
+): RequestListener {
   const handlers = parts.flatMap((p) => (p.direct ? [p.direct] : []));
   if (handlers.length === 0) return app;
   const startRequest = createRequestStart(ctx.logger, lifecycle);
@@ -88,7 +91,11 @@ export function createRequestListener(app: Express, { ctx, parts, lifecycle }: A
         if (res.headersSent) return;
         const status = clientErrorStatus(err);
         if (status !== undefined) {
-          writeApiError(req, res, status, { code: 'bad_request', message: 'Malformed request.', requestId: context.requestId });
+          writeApiError(req, res, status, {
+            code: 'bad_request',
+            message: 'Malformed request.',
+            requestId: context.requestId,
+          });
           return;
         }
         context.logger.error({ err }, 'unhandled error');

@@ -65,7 +65,10 @@ export interface DrainState {
  */
 export type StartRequest = (req: IncomingMessage, res: ServerResponse) => RequestContext;
 
-export function createRequestStart(logger: Logger, lifecycle: DrainState = { draining: false }): StartRequest {
+export function createRequestStart(
+  logger: Logger,
+  lifecycle: DrainState = { draining: false },
+): StartRequest {
   return (req, res) => {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
