@@ -22,7 +22,9 @@
 // fresh databases are made on; default postgres://postgres@127.0.0.1:5432/test), BENCH_CPU_PROF_DIR (write a
 // V8 CPU profile of every gateway), BENCH_JSON_OUT (write the headline figures as JSON there, for
 // `npm run bench`), BENCH_AGAINST_DIR (another installed checkout, e.g. a `git worktree` of an older commit:
-// its own `npm start` in production becomes one more target, "against", measured in the same rounds).
+// its own `npm start` in production becomes one more target, "against", measured in the same rounds),
+// BENCH_NODE_FLAGS (extra node flags for this checkout's gateway, not "against": experiments such as GC
+// settings, measured beside the command as shipped).
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
@@ -47,6 +49,8 @@ const SOLO_S = Number(process.env['BENCH_SOLO_S'] ?? 4);
 const PROFILE_DIR = process.env['BENCH_CPU_PROF_DIR'];
 const JSON_OUT = process.env['BENCH_JSON_OUT'];
 const AGAINST_DIR = process.env['BENCH_AGAINST_DIR'];
+/** Extra node flags for this checkout's gateway (experiments only: the figures are those of `npm start` as shipped). */
+const NODE_FLAGS = process.env['BENCH_NODE_FLAGS']?.trim();
 const DATABASE_SERVER = process.env['BENCH_DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/test';
 const TARGETS = { cpuPerRequestUs: 250, ratio: 0.7, p50OverheadMs: 0.3 };
 
@@ -114,7 +118,11 @@ async function startGateway(
   };
   if (process.env['LOG_LEVEL']) env['LOG_LEVEL'] = process.env['LOG_LEVEL'];
   const profile = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
-  const server = await startProductionCommand(env, { execArgv: profile, ...(root ? { root } : {}) });
+  const flags = NODE_FLAGS && name === 'gateway' ? NODE_FLAGS.split(/\s+/) : [];
+  const server = await startProductionCommand(env, {
+    execArgv: [...flags, ...profile],
+    ...(root ? { root } : {}),
+  });
   // The answer must be the entity, not an error that happens to be fast.
   const res = await fetch(`${server.url}${PATH}`);
   const text = await res.text();

@@ -17,10 +17,10 @@ import { ChainError } from './chain-error.js';
 import { BLOCK_HEIGHT_HEADER, type ChainGrpcClient } from './grpc-client.js';
 import { toMethodName } from './grpc-methods.js';
 import { buildRequest, parseInput } from './grpc-request.js';
-import { toRestJson } from './rest-json.js';
+import { toRestJsonText } from './rest-json.js';
 import { createRouteMatcher, MalformedPathError, type RouteMatch } from './route-matcher.js';
 import { chainRouteTable, type ChainRouteBinding } from './route-table.js';
-import { sendJson } from './send-json.js';
+import { sendJson, sendJsonText } from './send-json.js';
 
 /** The configuration the chain router reads (see server/config.ts, "Chain query gateway"). */
 export type ChainRouterConfig = Pick<
@@ -294,7 +294,7 @@ function serve(
       }
       try {
         if (answeredHeight !== undefined) res.setHeader(BLOCK_HEIGHT_HEADER, answeredHeight);
-        sendJson(res, 200, toRestJson(grpc.output, response));
+        sendJsonText(res, 200, toRestJsonText(grpc.output, response));
       } catch (caught) {
         fail(res, caught, binding, log.logger ?? logger);
       }

@@ -6,7 +6,11 @@ import type { ServerResponse } from 'node:http';
  * on the hot path. Headers already set (request id, CORS, block height) are kept; HEAD gets no body.
  */
 export function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  const body = JSON.stringify(value);
+  sendJsonText(res, status, JSON.stringify(value));
+}
+
+/** {@link sendJson} of a value already written as JSON text. */
+export function sendJsonText(res: ServerResponse, status: number, body: string): void {
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
