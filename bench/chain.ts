@@ -17,7 +17,7 @@
 // printed but not judged.
 // Targets (issue 23): ≤ 250 µs CPU per request, ≥ 0.7× direct throughput at 10 concurrent, ≤ 0.3 ms p50
 // overhead one at a time. Exits 1 when one is missed or a request fails.
-// Environment: BENCH_CONCURRENCY (10), BENCH_WARMUP_S (2), BENCH_ROUNDS (3), BENCH_DURATION_S (8),
+// Environment: BENCH_CONCURRENCY (10), BENCH_WARMUP_S (3), BENCH_ROUNDS (3), BENCH_DURATION_S (8),
 // BENCH_SOLO_S (4; 0 skips the one-at-a-time phases), BENCH_DATABASE_URL (the PostgreSQL server the gateways'
 // fresh databases are made on; default postgres://postgres@127.0.0.1:5432/test), BENCH_CPU_PROF_DIR (write a
 // V8 CPU profile of every gateway), BENCH_JSON_OUT (write the headline figures as JSON there, for
@@ -42,7 +42,7 @@ import { startProductionCommand } from './lib/start-command.js';
 const ENTITY = 'did:ixo:entity:oracle7d1e3c9a2b';
 const PATH = `/ixo/entity/${ENTITY}`;
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 10);
-const WARMUP_S = Number(process.env['BENCH_WARMUP_S'] ?? 2);
+const WARMUP_S = Number(process.env['BENCH_WARMUP_S'] ?? 3);
 const DURATION_S = Number(process.env['BENCH_DURATION_S'] ?? 8);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const SOLO_S = Number(process.env['BENCH_SOLO_S'] ?? 4);
