@@ -36,7 +36,7 @@ import { ed25519 } from '@ucanto/principal';
 import autocannon from 'autocannon';
 import { QueryClient as EntityClient } from '../generated/proto/ixo/entity/v1beta1/query.js';
 import { adminQuery } from '../test/helpers/db.js';
-import { actAsMeasuredChild, median, percentile, stopChildren } from './lib/measure.js';
+import { actAsMeasuredChild, cpuOf, median, percentile, stopChildren } from './lib/measure.js';
 import { startProductionCommand } from './lib/start-command.js';
 
 const ENTITY = 'did:ixo:entity:oracle7d1e3c9a2b';
@@ -61,6 +61,22 @@ interface PhaseResult {
   latenciesMs: Float64Array;
   /** The gateway process's CPU time during the phase, microseconds (gateway phases only). */
   cpuMicros?: number;
+  /** CPU time of this process (the load driver) and of the chain node during the phase, microseconds. */
+  driverCpuMicros?: number;
+  nodeCpuMicros?: number;
+}
+
+/**
+ * A loaded phase with the CPU time the load driver (this process) and the chain node spent in it: the
+ * baseline's calls cost the driver and the node, the gateway's requests the driver, the gateway and the
+ * node, all on the same cores, which bounds the throughput ratio (printed beside it).
+ */
+async function withSideCpu(node: ChildProcess, phase: () => Promise<PhaseResult>): Promise<PhaseResult> {
+  const nodeBefore = await cpuOf(node);
+  const before = process.cpuUsage();
+  const r = await phase();
+  const { user, system } = process.cpuUsage(before);
+  return { ...r, driverCpuMicros: user + system, nodeCpuMicros: (await cpuOf(node)) - nodeBefore };
 }
 
 // --- the chain node, in a process of its own ---
@@ -205,6 +221,9 @@ interface Summary {
   ratios: number[];
   overheads: number[];
   cpu: number[];
+  /** Medians of the load driver's and the chain node's CPU time per request, loaded phases (µs). */
+  driverCpu: number;
+  nodeCpu: number;
   requests: number;
   errors: number;
 }
@@ -230,6 +249,8 @@ function summarise(name: string, loaded: PhaseResult[], solo: PhaseResult[], rou
         ? []
         : rounds.map((r) => p50(mine(r)?.solo as PhaseResult) - p50(r.directSolo as PhaseResult)),
     cpu: isDirect ? [] : loaded.map((r) => (r.cpuMicros ?? NaN) / r.requests),
+    driverCpu: median(loaded.map((r) => (r.driverCpuMicros ?? NaN) / r.requests)),
+    nodeCpu: median(loaded.map((r) => (r.nodeCpuMicros ?? NaN) / r.requests)),
     requests: [...loaded, ...solo].reduce((n, r) => n + r.requests, 0),
     errors: [...loaded, ...solo].reduce((n, r) => n + r.errors, 0),
   };
@@ -278,8 +299,12 @@ async function main(): Promise<void> {
       const order: ('direct' | Gateway)[] = i % 2 === 0 ? [...gateways, 'direct'] : ['direct', ...gateways];
       const round: Round = { direct: undefined as unknown as PhaseResult, gateways: new Map() };
       for (const who of order) {
-        if (who === 'direct') round.direct = await direct(node.address, DURATION_S, CONCURRENCY);
-        else round.gateways.set(who.name, { loaded: await viaGateway(who, DURATION_S, CONCURRENCY) });
+        if (who === 'direct') {
+          round.direct = await withSideCpu(node.child, () => direct(node.address, DURATION_S, CONCURRENCY));
+        } else {
+          const loaded = await withSideCpu(node.child, () => viaGateway(who, DURATION_S, CONCURRENCY));
+          round.gateways.set(who.name, { loaded });
+        }
       }
       // One request at a time: the time the gateway adds to a request, without queueing.
       if (SOLO_S > 0) {
@@ -319,11 +344,16 @@ async function main(): Promise<void> {
           s.soloP50 === undefined ? '' : `${s.soloP50.toFixed(3)} / ${(s.soloP99 ?? NaN).toFixed(3)}`,
         'vs direct': s.name === 'direct' ? '1.00' : median(s.ratios).toFixed(2),
         'CPU µs/req': s.name === 'direct' ? '' : Math.round(median(s.cpu)),
+        'driver / node CPU µs/req': `${Math.round(s.driverCpu)} / ${Math.round(s.nodeCpu)}`,
         requests: s.requests,
         errors: s.errors,
       })),
     );
-    console.log(`Medians over ${rounds.length} rounds, each round's value in brackets.`);
+    console.log(
+      `Medians over ${rounds.length} rounds, each round's value in brackets. "CPU µs/req": the gateway ` +
+        `process; "driver / node": this process (autocannon or the gRPC client) and the chain node, per ` +
+        `request of the same loaded phases.`,
+    );
     const checks: [string, boolean][] = [];
     const figures: Figure[] = [];
     for (const s of summaries.slice(1)) {
