@@ -1,11 +1,16 @@
 import type { RequestListener } from 'node:http';
 import express, { type ErrorRequestHandler, type Express, type Request, type Response } from 'express';
-import { sendApiError } from './api-error.js';
+import { sendApiError, writeApiError } from './api-error.js';
 import { createOperatorAuth } from './operator-auth.js';
-import type { DirectHandler, Part, PartContext } from './part.js';
+import type { Part, PartContext } from './part.js';
 import type { ServerLifecycle } from './server.js';
 import { createDocsRouter } from './docs/docs-router.js';
-import { beginRequest, requestContext } from './request-context.js';
+import {
+  createRequestStart,
+  requestContext,
+  type RequestContext,
+  type StartRequest,
+} from './request-context.js';
 import { createSystemRouter } from './system-router.js';
 
 export interface AppOptions {
@@ -29,12 +34,9 @@ export function createApp({ ctx, parts, lifecycle = { draining: false } }: AppOp
   // hops (the client address is the one the nearest proxies saw, so prepended entries are not believed).
   // Off: the header is ignored.
   app.set('trust proxy', ctx.config.TRUST_PROXY_ENABLED);
-  app.use(requestContext(ctx.logger));
-  // While draining, a keep-alive connection closes after its answer, so the drain is not held by idle clients.
-  app.use((_req, res, next) => {
-    if (lifecycle.draining) res.setHeader('connection', 'close');
-    next();
-  });
+  // The request id and logger; while draining, `Connection: close` on every answer, so a keep-alive
+  // connection closes after its answer and the drain is not held by idle clients.
+  app.use(requestContext(ctx.logger, lifecycle));
 
   for (const part of parts) app.use(part.router);
   app.use(createSystemRouter(ctx, parts, lifecycle));
@@ -69,39 +71,65 @@ export function createApp({ ctx, parts, lifecycle = { draining: false } }: AppOp
 }
 
 /**
- * The HTTP server's request listener: a part's direct route (Part.direct, `METHOD /path`) is answered without
- * Express's routing; every other request goes to `app`. A direct request gets what the app's own middleware
- * gives every request first (Express's request and response methods as `expressInit` gives them, the request
- * id and logger, `Connection: close` while draining), so its handler works as it would behind the app.
+ * The HTTP server's request listener: each part's direct handler (part.ts `direct`) is tried first, in
+ * ENABLED_PARTS order, and a request none of them takes goes to `app`. A direct handler starts the request
+ * the way the app's first middleware does; one that throws is answered like the app's last-resort error
+ * handler (`onError` above), so a request gets the same answer, headers and body, either way.
  */
 export function createRequestListener(
   app: Express,
-  { ctx, parts, lifecycle = { draining: false } }: AppOptions,
+  { ctx, parts, lifecycle }: AppOptions,
+  /** Where a request no direct handler takes goes (default: `app`; tests count them). */
+  toApp: RequestListener = app,
 ): RequestListener {
-  const direct = new Map<string, DirectHandler>();
-  for (const part of parts)
-    for (const [route, handler] of Object.entries(part.direct ?? {})) direct.set(route, handler);
-  if (direct.size === 0) return app;
-  const { logger } = ctx;
-  return (req, res) => {
-    const url = req.url ?? '';
-    const query = url.indexOf('?');
-    const handler = direct.get(`${req.method ?? ''} ${query === -1 ? url : url.slice(0, query)}`);
-    if (handler === undefined) {
-      app(req, res);
-      return;
+  const handlers = parts.flatMap((p) => (p.direct ? [p.direct] : []));
+  if (handlers.length === 0) return toApp;
+  const startRequest = createRequestStart(ctx.logger, lifecycle);
+  // The context of the request a handler is taking: handlers run synchronously, one request at a time.
+  let current: RequestContext | undefined;
+  const start: StartRequest = (req, res, options) => {
+    current = startRequest(req, res);
+    if (options?.express) {
+      // As Express's `expressInit` does (no X-Powered-By: the app disables it), then the app's request context.
+      Object.setPrototypeOf(req, app.request);
+      Object.setPrototypeOf(res, app.response);
+      const request = req as Request;
+      const response = res as Response;
+      request.res = response;
+      response.req = request;
+      response.locals = Object.create(null) as Response['locals'];
+      response.locals.requestId = current.requestId;
+      response.locals.logger = current.logger;
     }
-    // As Express's `expressInit` does (no X-Powered-By: the app disables it).
-    Object.setPrototypeOf(req, app.request);
-    Object.setPrototypeOf(res, app.response);
-    const request = req as Request;
-    const response = res as Response;
-    request.res = response;
-    response.req = request;
-    response.locals = Object.create(null) as Response['locals'];
-    beginRequest(req.headers['x-request-id'], response, logger);
-    if (lifecycle.draining) res.setHeader('connection', 'close');
-    handler(request, response);
+    return current;
+  };
+  return (req, res) => {
+    for (const direct of handlers) {
+      current = undefined;
+      try {
+        if (direct(req, res, start)) return;
+      } catch (err) {
+        const context = current ?? startRequest(req, res);
+        if (res.headersSent) return;
+        const status = clientErrorStatus(err);
+        if (status !== undefined) {
+          writeApiError(req, res, status, {
+            code: 'bad_request',
+            message: 'Malformed request.',
+            requestId: context.requestId,
+          });
+          return;
+        }
+        context.logger.error({ err }, 'unhandled error');
+        writeApiError(req, res, 500, {
+          code: 'internal',
+          message: 'Internal error; see the server log under this request id.',
+          requestId: context.requestId,
+        });
+        return;
+      }
+    }
+    toApp(req, res);
   };
 }
 

@@ -1,10 +1,11 @@
-import type { Server } from 'node:http';
-import type { Request, RequestHandler, Response, Router } from 'express';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { RequestHandler, Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { Config } from './config.js';
 import type { Db } from './db/index.js';
 import type { Logger } from './logger.js';
+import type { StartRequest } from './request-context.js';
 
 /** What every part of the service receives: configuration and the connections main.ts opened. */
 export interface PartContext {
@@ -27,29 +28,24 @@ export interface PartContext {
   chainGrpcUrl?: string | undefined;
 }
 
-/**
- * A route answered before Express routes the request (see server/app.ts `createRequestListener`): the request
- * and response already carry Express's methods, `res.locals.requestId` and `res.locals.logger`; the handler
- * answers (it has no `next`). For a part's hottest path, where routing costs a visible share of the request.
- */
-export type DirectHandler = (req: Request, res: Response) => void;
-
 /** One part of the spec (USSD gateway, chain gateway, …) mounted into the app. */
 export interface Part {
   name: string;
   /** Mounted at the app root; each part owns its own paths. */
   router: Router;
   /**
+   * Answers some of the part's requests without Express, on its hottest paths: the HTTP server tries it
+   * before handing the request to the app (app.ts `createRequestListener`). It returns false, having touched
+   * nothing, for a request it leaves to the app (which then answers it through `router` as usual); when it
+   * takes one, it calls `start` first (the request id, the drain's `Connection: close`, as the app's first
+   * middleware does) and answers byte for byte as `router` would. Only for paths the part owns alone.
+   */
+  direct?: DirectHandler;
+  /**
    * Runs for a request no route of the app answered, before the app's JSON 404 (e.g. the chain gateway's
    * Cosmos-shaped 404 for a chain path under a prefix it does not serve); `next()` passes it on.
    */
   notFound?: RequestHandler;
-  /**
-   * Routes answered without Express's routing, keyed `METHOD /path` (exact path; a query string is allowed).
-   * Each must answer exactly as the same route of `router` does, which stays mounted for every other spelling
-   * of the path (a trailing slash, other letter case).
-   */
-  direct?: Readonly<Record<string, DirectHandler>>;
   /** What the part adds to `/health` (e.g. the oracle's plugins and their states). */
   health?(): Promise<{
     plugins?: { name: string; state: 'ready' | 'degraded' | 'disabled'; reason?: string }[];
@@ -65,5 +61,8 @@ export interface Part {
   /** Releases what the part opened itself (timers, channels, servers). Shared connections are closed by main. */
   close(): Promise<void>;
 }
+
+/** See {@link Part.direct}. A throw is answered like the app's last-resort error handler. */
+export type DirectHandler = (req: IncomingMessage, res: ServerResponse, start: StartRequest) => boolean;
 
 export type PartFactory = (ctx: PartContext) => Promise<Part>;

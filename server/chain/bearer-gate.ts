@@ -1,5 +1,5 @@
 import { status as Status } from '@grpc/grpc-js';
-import type { RequestHandler } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bearerToken, secretMatcher } from '../bearer-token.js';
 import { ChainError } from './chain-error.js';
 import { sendJson } from './send-json.js';
@@ -15,7 +15,10 @@ export const WRONG_TOKEN_MESSAGE = 'invalid bearer token';
  * SHA-256 digests with a constant-time compare, so neither content nor length leaks through timing.
  * CORS preflights (OPTIONS) carry no credentials and pass.
  */
-export function bearerGate(token: string): RequestHandler {
+/** A middleware of plain Node request and response, for Express and for the direct path alike. */
+export type ChainMiddleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+
+export function bearerGate(token: string): ChainMiddleware {
   const matches = secretMatcher(token);
   return (req, res, next) => {
     if (req.method === 'OPTIONS') return next();

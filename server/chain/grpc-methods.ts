@@ -7,8 +7,9 @@ import { QueryService as TokenQuery } from '../../generated/proto/ixo/token/v1be
 /** The parts of a ts-proto grpc-js method definition the gateway calls a method with. */
 export interface UnaryMethod {
   readonly path: string;
-  requestSerialize(value: unknown): Buffer;
-  responseDeserialize(value: Buffer): unknown;
+  // `this: void`: ts-proto writes them as arrow functions, which the client hands to grpc-js unbound.
+  requestSerialize(this: void, value: unknown): Buffer;
+  responseDeserialize(this: void, value: Buffer): unknown;
 }
 
 /** The ts-proto grpc-js service definitions of the four query services, for clients and the fixture node. */

@@ -1,7 +1,7 @@
 import type { PartFactory } from '../part.js';
 import type { FixtureNode } from './fixture-node/fixture-node.js';
 import { createChainGrpcClient } from './grpc-client.js';
-import { createChainRouter } from './router.js';
+import { createChainGateway } from './router.js';
 
 /**
  * The chain query gateway (spec part B). It talks to the node server.ts resolved (CHAIN_GRPC_URL or the shared
@@ -24,11 +24,12 @@ export const createChainPart: PartFactory = async (ctx) => {
     );
   }
   const client = createChainGrpcClient({ url, tls: config.CHAIN_GRPC_TLS });
-  const router = createChainRouter({ client, config, logger });
+  const { router, notFound, direct } = createChainGateway({ client, config, logger });
   return {
     name: 'chain',
     router,
-    notFound: router.notFound,
+    notFound,
+    direct,
     close: async () => {
       client.close();
       await node?.close();

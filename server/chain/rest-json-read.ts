@@ -15,9 +15,9 @@ export function fromRestJson(typeName: string, json: unknown, path = typeName): 
   if (!fields) throw new Error(`no field table for ${typeName}`);
   const source = (json ?? {}) as Record<string, unknown>;
   if (typeof source !== 'object' || Array.isArray(source)) throw new Error(`${path}: expected an object`);
-  const known = new Set(fields.map((f) => f.name));
-  for (const key of Object.keys(source)) {
-    if (!known.has(key)) throw new Error(`${path}: unknown field ${key}`);
+  const known = knownFields(typeName, fields);
+  for (const key in source) {
+    if (Object.hasOwn(source, key) && !known.has(key)) throw new Error(`${path}: unknown field ${key}`);
   }
   const out: Record<string, unknown> = {};
   for (const field of fields) {
@@ -33,6 +33,15 @@ export function fromRestJson(typeName: string, json: unknown, path = typeName): 
     }
   }
   return out;
+}
+
+/** The field names of each message type, made once per type (the gateway reads a request per query). */
+const FIELD_NAMES = new Map<string, ReadonlySet<string>>();
+
+function knownFields(typeName: string, fields: readonly FieldInfo[]): ReadonlySet<string> {
+  let known = FIELD_NAMES.get(typeName);
+  if (!known) FIELD_NAMES.set(typeName, (known = new Set(fields.map((f) => f.name))));
+  return known;
 }
 
 function read(field: FieldInfo, value: unknown, at: string): unknown {

@@ -30,20 +30,22 @@ export function createRouteMatcher(
       .map((s): Segment => (s.startsWith(':') ? { param: s.slice(1) } : { literal: s })),
   }));
   return (path) => {
-    const parts = path.split('/').slice(1);
+    // parts[0] is the empty text before the leading slash; segment i is parts[i + 1].
+    const parts = path.split('/');
     for (const { binding, segments } of compiled) {
-      if (segments.length !== parts.length) continue;
+      if (segments.length !== parts.length - 1) continue;
       let ok = true;
       for (let i = 0; i < segments.length && ok; i++) {
         const seg = segments[i];
-        const part = parts[i] ?? '';
+        const part = parts[i + 1] ?? '';
         ok = seg !== undefined && ('literal' in seg ? seg.literal === part : part !== '');
       }
       if (!ok) continue;
       const params: Record<string, string> = {};
-      segments.forEach((seg, i) => {
-        if ('param' in seg) params[seg.param] = decode(parts[i] ?? '');
-      });
+      for (let i = 0; i < segments.length; i++) {
+        const seg = segments[i];
+        if (seg !== undefined && 'param' in seg) params[seg.param] = decode(parts[i + 1] ?? '');
+      }
       return { binding, params };
     }
     return undefined;

@@ -1,19 +1,26 @@
-import { status as Status } from '@grpc/grpc-js';
-import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { CHAIN_PATH_SHAPES, ChainHeaders, type ChainPathShape } from '../../contracts/chain.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { status as Status, type ServiceError } from '@grpc/grpc-js';
+import { Router, type RequestHandler } from 'express';
+import {
+  CHAIN_PATH_SHAPES,
+  ChainHeaders,
+  PaginationQuery,
+  type ChainPathShape,
+} from '../../contracts/chain.js';
 import type { MethodName } from '../../generated/proto/chain-descriptor.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { bearerGate } from './bearer-gate.js';
+import type { DirectHandler } from '../part.js';
+import { bearerGate, type ChainMiddleware } from './bearer-gate.js';
 import { chainCors } from './chain-cors.js';
 import { ChainError } from './chain-error.js';
 import { BLOCK_HEIGHT_HEADER, type ChainGrpcClient } from './grpc-client.js';
 import { toMethodName } from './grpc-methods.js';
 import { buildRequest, parseInput } from './grpc-request.js';
-import { toRestJson } from './rest-json.js';
+import { toRestJsonText } from './rest-json.js';
 import { createRouteMatcher, MalformedPathError, type RouteMatch } from './route-matcher.js';
-import { chainRouteTable } from './route-table.js';
-import { sendJson } from './send-json.js';
+import { chainRouteTable, type ChainRouteBinding } from './route-table.js';
+import { sendJson, sendJsonText } from './send-json.js';
 
 /** The configuration the chain router reads (see server/config.ts, "Chain query gateway"). */
 export type ChainRouterConfig = Pick<
@@ -41,6 +48,21 @@ export interface ChainRouterOptions {
 const PREFIX = /^[a-z0-9][a-z0-9_-]*$/i;
 const READ_METHODS = new Set(['GET', 'HEAD']);
 
+/** The chain gateway's HTTP side: its Express router and the same answers without Express. */
+export interface ChainGateway {
+  /** Every route under the chain prefixes, for the app (and for tests, in an app of their own). */
+  router: Router;
+  /** The Cosmos-shaped 404 for a chain path under a prefix not served (part.ts `notFound`). */
+  notFound: RequestHandler;
+  /**
+   * The same answers as `router` without Express (part.ts `direct`): it takes a request under a chain prefix
+   * whose URL it reads exactly as Express would, and leaves the rest (other paths, and the rare URLs
+   * Express reads in ways of its own: `//` after the prefix, `[` `]` in the query, a pagination key given
+   * twice, characters that make Express fall back to the legacy URL parser) to the app.
+   */
+  direct: DirectHandler;
+}
+
 /**
  * The chain query gateway's routes: every contract route under CHAIN_ROUTE_PREFIX and each legacy prefix,
  * answered by its gRPC method through `client`, in Cosmos REST JSON. Anything else under those prefixes
@@ -49,6 +71,11 @@ const READ_METHODS = new Set(['GET', 'HEAD']);
  * preflight when CORS is open).
  */
 export function createChainRouter(options: ChainRouterOptions): Router & { notFound: RequestHandler } {
+  const { router, notFound } = createChainGateway(options);
+  return Object.assign(router, { notFound });
+}
+
+export function createChainGateway(options: ChainRouterOptions): ChainGateway {
   const { config, logger } = options;
   const prefixes = [...new Set([config.CHAIN_ROUTE_PREFIX, ...config.CHAIN_LEGACY_PREFIXES])];
   for (const p of prefixes) {
@@ -61,32 +88,135 @@ export function createChainRouter(options: ChainRouterOptions): Router & { notFo
   const moved = new Set(all.filter((b) => b.shape === 'legacy').map((b) => b.grpc.name));
   const table = all.filter((b) => shapes.has(b.shape) || (b.shape === 'current' && !moved.has(b.grpc.name)));
   const match = createRouteMatcher(table);
-
-  const router = Router({ caseSensitive: true, strict: true });
   const cors = chainCors(config.CHAIN_CORS_ORIGINS);
-  if (cors) router.use(mounts, cors);
-  if (config.CHAIN_REST_TOKEN) router.use(mounts, bearerGate(config.CHAIN_REST_TOKEN));
-  // Express strips the mount, so `req.path` is the part after the prefix (`/entity/…`, `/` for the prefix).
-  router.use(mounts, (req, res) => {
+  const gate = config.CHAIN_REST_TOKEN ? bearerGate(config.CHAIN_REST_TOKEN) : undefined;
+
+  /** Answers a request under a mount; `path` is the part after the prefix (`/entity/…`, `/` for the prefix). */
+  const answer = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    query: unknown,
+    log: RequestLog,
+  ): void => {
     let found: RouteMatch | undefined;
     try {
-      found = match(req.path);
+      found = match(path);
     } catch (err) {
       if (!(err instanceof MalformedPathError)) throw err;
       send(res, new ChainError(Status.INVALID_ARGUMENT, err.message, { cause: err }));
       return;
     }
-    if (found && READ_METHODS.has(req.method)) {
-      serve(req, res, found, disabled.has(found.binding.grpc.name), options);
+    if (found && READ_METHODS.has(req.method ?? '')) {
+      serve(req, res, found, query, disabled.has(found.binding.grpc.name), options, log);
     } else if (found && req.method === 'OPTIONS') {
       res.setHeader('Allow', 'GET, HEAD, OPTIONS');
-      res.status(204).end();
+      res.statusCode = 204;
+      res.end();
     } else {
       // Unknown path or wrong method: what the Cosmos gateway answers (grpc-gateway ErrUnknownURI).
       send(res, ChainError.notImplemented());
     }
-  });
-  return Object.assign(router, { notFound: chainShapedNotFound(prefixes, createRouteMatcher(all)) });
+  };
+
+  const router = Router({ caseSensitive: true, strict: true });
+  if (cors) router.use(mounts, cors);
+  if (gate) router.use(mounts, gate);
+  // Express strips the mount, so `req.path` is the part after the prefix (`/entity/…`, `/` for the prefix).
+  router.use(mounts, (req, res) => answer(req, res, req.path, req.query, res.locals));
+
+  const direct: DirectHandler = (req, res, start) => {
+    const url = req.url ?? '';
+    // Only what Express's URL reading (parseurl's fast path) reads the same way: origin-form, plain.
+    if (url.charCodeAt(0) !== SLASH || EXPRESS_SLOW_URL.test(url)) return false;
+    const q = url.indexOf('?');
+    const pathname = q === -1 ? url : url.slice(0, q);
+    const mount = mountOf(mounts, pathname);
+    if (mount === undefined) return false;
+    // Express matches `/ixo/` as the mount and routes `/ixo//x` as `/x`: left to it.
+    const rest = pathname.length === mount.length ? '/' : pathname.slice(mount.length);
+    if (rest.startsWith('//')) return false;
+    const query = q === -1 ? EMPTY_QUERY : paginationQuery(url, q + 1);
+    if (query === undefined) return false;
+    const context = start(req, res);
+    if (cors && !passes(cors, req, res)) return true;
+    if (gate && !passes(gate, req, res)) return true;
+    answer(req, res, rest, query, context);
+    return true;
+  };
+
+  return { router, notFound: chainShapedNotFound(prefixes, createRouteMatcher(all)), direct };
+}
+
+/** Where a request's logger is (`res.locals` in Express, the request's context on the direct path). */
+interface RequestLog {
+  readonly logger?: Logger | undefined;
+}
+
+const SLASH = 0x2f;
+/** Characters with which parseurl (Express's URL reader) leaves its fast path for Node's legacy parser. */
+const EXPRESS_SLOW_URL = /[\t\n\f\r #\u00a0\ufeff]/;
+/** What Express's query parser (qs) makes of no query, or of one without a pagination key. */
+const EMPTY_QUERY: Readonly<Record<string, string>> = Object.freeze({});
+const PAGINATION_KEYS: ReadonlySet<string> = new Set(Object.keys(PaginationQuery.shape));
+/** Characters with which qs builds nested objects or arrays from a key (also percent-encoded). */
+const QS_NESTING = /[[\]]|%5[bd]/i;
+/** Pairs read before Express's query parser would stop reading (qs parameterLimit is 1000). */
+const MAX_QUERY_PAIRS = 100;
+
+/** The mount `pathname` is under (`/ixo` for `/ixo` and `/ixo/…`), case-sensitive as the router is. */
+function mountOf(mounts: readonly string[], pathname: string): string | undefined {
+  for (const mount of mounts) {
+    if (
+      pathname.startsWith(mount) &&
+      (pathname.length === mount.length || pathname.charCodeAt(mount.length) === SLASH)
+    ) {
+      return mount;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The pagination keys of the query at `url[from…]`, as Express's query parser (qs) reads them: `+` is a
+ * space, percent-decoding that fails keeps the text, a key without `=` is empty. Only those keys are kept,
+ * since the route's schema strips every other one. Undefined (the request is left to Express) when qs could
+ * read the query another way: nesting brackets, a pagination key given twice (qs makes it an array), or more
+ * pairs than it reads.
+ */
+function paginationQuery(url: string, from: number): Record<string, string> | undefined {
+  if (from === url.length) return EMPTY_QUERY;
+  const text = url.slice(from);
+  if (QS_NESTING.test(text)) return undefined;
+  const pairs = text.split('&');
+  if (pairs.length > MAX_QUERY_PAIRS) return undefined;
+  let out: Record<string, string> | undefined;
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    const key = qsDecode(eq === -1 ? pair : pair.slice(0, eq));
+    if (!PAGINATION_KEYS.has(key)) continue;
+    out ??= {};
+    if (key in out) return undefined;
+    out[key] = eq === -1 ? '' : qsDecode(pair.slice(eq + 1));
+  }
+  return out ?? EMPTY_QUERY;
+}
+
+function qsDecode(text: string): string {
+  const spaced = text.includes('+') ? text.replace(/\+/g, ' ') : text;
+  if (!spaced.includes('%')) return spaced;
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return spaced;
+  }
+}
+
+/** Runs a synchronous middleware; true when it passed the request on, false when it answered it. */
+function passes(middleware: ChainMiddleware, req: IncomingMessage, res: ServerResponse): boolean {
+  let passed = false;
+  middleware(req, res, () => (passed = true));
+  return passed;
 }
 
 /**
@@ -123,36 +253,64 @@ function chainShapedNotFound(
 }
 
 function serve(
-  req: Request,
-  res: Response,
+  req: IncomingMessage,
+  res: ServerResponse,
   { binding, params }: RouteMatch,
+  rawQuery: unknown,
   disabled: boolean,
   { client, config, logger }: ChainRouterOptions,
+  log: RequestLog,
 ): void {
-  const run = async (): Promise<void> => {
+  // No closures made per request here but the grpc-js callback: under tsx each named one costs a __name call.
+  const { grpc } = binding;
+  let request: unknown;
+  let blockHeight: string | undefined;
+  try {
     if (disabled) throw ChainError.notImplemented();
-    const { grpc } = binding;
-    // Each input is parsed once, by the contract's schema; the request is built from the parsed values.
+    // Each input is parsed once, by the contract's schema; the request is built from the parsed values. No
+    // query and no block height parse to nothing, without a schema pass.
     const path = binding.pathParams ? parseInput(binding.pathParams, params) : {};
-    const query = binding.query ? parseInput(binding.query, req.query) : {};
-    const headers = parseInput(ChainHeaders, { [BLOCK_HEIGHT_HEADER]: req.headers[BLOCK_HEIGHT_HEADER] });
-    const { response, blockHeight } = await client.call(grpc, buildRequest(grpc, path, query), {
-      timeoutMs: config.CHAIN_GRPC_TIMEOUT_MS,
-      blockHeight: headers[BLOCK_HEIGHT_HEADER],
-    });
-    if (blockHeight !== undefined) res.setHeader(BLOCK_HEIGHT_HEADER, blockHeight);
-    sendJson(res, 200, toRestJson(grpc.output, response));
-  };
-  run().catch((err: unknown) => {
-    const error = ChainError.from(err);
-    const log = (res.locals.logger as Logger | undefined) ?? logger;
-    const level = error.httpStatus >= 500 && error.code !== Status.UNIMPLEMENTED ? 'warn' : 'debug';
-    log[level]({ err: error.cause ?? error, route: binding.key, code: error.code }, 'chain query failed');
-    if (!res.headersSent) send(res, error);
-  });
+    const query =
+      binding.query && (rawQuery as Record<string, unknown> | undefined) !== EMPTY_QUERY
+        ? parseInput(binding.query, rawQuery)
+        : {};
+    const height = req.headers[BLOCK_HEIGHT_HEADER];
+    if (height !== undefined) {
+      blockHeight = parseInput(ChainHeaders, { [BLOCK_HEIGHT_HEADER]: height })[BLOCK_HEIGHT_HEADER];
+    }
+    request = buildRequest(grpc, path, query);
+  } catch (err) {
+    fail(res, err, binding, log.logger ?? logger);
+    return;
+  }
+  client.unary(
+    grpc,
+    request,
+    { timeoutMs: config.CHAIN_GRPC_TIMEOUT_MS, blockHeight },
+    (err: ServiceError | null, response, answeredHeight) => {
+      if (err) {
+        fail(res, err, binding, log.logger ?? logger);
+        return;
+      }
+      try {
+        if (answeredHeight !== undefined) res.setHeader(BLOCK_HEIGHT_HEADER, answeredHeight);
+        sendJsonText(res, 200, toRestJsonText(grpc.output, response));
+      } catch (caught) {
+        fail(res, caught, binding, log.logger ?? logger);
+      }
+    },
+  );
 }
 
-function send(res: Response, error: ChainError): void {
+/** Logs a failed query and answers its Cosmos error, unless an answer has begun. */
+function fail(res: ServerResponse, err: unknown, binding: ChainRouteBinding, log: Logger): void {
+  const error = ChainError.from(err);
+  const level = error.httpStatus >= 500 && error.code !== Status.UNIMPLEMENTED ? 'warn' : 'debug';
+  log[level]({ err: error.cause ?? error, route: binding.key, code: error.code }, 'chain query failed');
+  if (!res.headersSent) send(res, error);
+}
+
+function send(res: ServerResponse, error: ChainError): void {
   sendJson(res, error.httpStatus, error.toBody());
 }
 

@@ -16,9 +16,43 @@ const DEC_PLACES = 18;
  * @example formatTimestamp({ seconds: '1704164645', nanos: 0 }) === '2024-01-02T03:04:05Z'
  */
 export function formatTimestamp(ts: SecondsNanos): string {
-  const base = new Date(Number(ts.seconds) * 1000).toISOString().slice(0, 19);
-  return `${base}${fraction(ts.nanos)}Z`;
+  const seconds = Number(ts.seconds);
+  const base =
+    Number.isInteger(seconds) && seconds >= 0 && seconds < YEAR_10000
+      ? utcDateTime(seconds)
+      : new Date(seconds * 1000).toISOString().slice(0, 19);
+  return ts.nanos === 0 ? `${base}Z` : `${base}${fraction(ts.nanos)}Z`;
 }
+
+/** 10000-01-01T00:00:00Z in seconds: from there on `toISOString` writes a six-digit year. */
+const YEAR_10000 = 253_402_300_800;
+
+/**
+ * `YYYY-MM-DDTHH:MM:SS` of whole seconds since the epoch (0 ≤ s < {@link YEAR_10000}), as `toISOString`
+ * writes them, by integer arithmetic (the days-to-civil-date algorithm of H. Hinnant) without a Date: the
+ * gateway formats every timestamp of every answer.
+ */
+function utcDateTime(s: number): string {
+  const days = Math.floor(s / 86_400);
+  const secs = s - days * 86_400;
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor(
+    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365,
+  );
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const hh = Math.floor(secs / 3600);
+  const mm = Math.floor((secs - hh * 3600) / 60);
+  const ss = secs - hh * 3600 - mm * 60;
+  return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${pad(hh, 2)}:${pad(mm, 2)}:${pad(ss, 2)}`;
+}
+
+const pad = (n: number, width: number): string => String(n).padStart(width, '0');
 
 /** Parses an RFC 3339 date-time (any offset, up to 9 fraction digits) into seconds and nanos. */
 export function parseTimestamp(text: string): SecondsNanos {

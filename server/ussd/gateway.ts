@@ -1,3 +1,4 @@
+import type { Request, Response } from 'express';
 import type { Part, PartContext } from '../part.js';
 import type { UssdEngine, UssdSession } from './engine/types.js';
 import { createUssdMetrics } from './http/metrics.js';
@@ -8,6 +9,9 @@ import { createUssdRouter } from './http/router.js';
 import { createSessionFlow, type EndedReply } from './session/session-flow.js';
 import { createSessionStore } from './session/create-session-store.js';
 import type { ValueSealer } from './crypto/value-sealer.js';
+
+const SESSION_METHOD = ussdContract.session.method;
+const SESSION_PATH = ussdContract.session.path;
 
 /** What the gateway is given besides the part context. */
 export interface UssdGatewayOptions {
@@ -51,7 +55,16 @@ export function createUssdGateway(ctx: PartContext, options: UssdGatewayOptions)
   return {
     name: 'ussd',
     router,
-    direct: { [`${ussdContract.session.method} ${ussdContract.session.path}`]: session },
+    // POST /api/ussd exactly (a query string allowed); other spellings of the path go through the router.
+    direct: (req, res, start) => {
+      if (req.method !== SESSION_METHOD) return false;
+      const url = req.url ?? '';
+      const query = url.indexOf('?');
+      if ((query === -1 ? url : url.slice(0, query)) !== SESSION_PATH) return false;
+      start(req, res, { express: true });
+      session(req as Request, res as Response);
+      return true;
+    },
     async close() {
       await Promise.all([sessions.close(), ended.close()]);
     },

@@ -76,12 +76,13 @@ function countingUssdPart(): { factory: PartFactory; paths: string[] } {
   const paths: string[] = [];
   const factory: PartFactory = async (ctx) => {
     const part = await createUssdPart(ctx);
-    const direct: Record<string, DirectHandler> = {};
-    for (const [route, handler] of Object.entries(part.direct ?? {}))
-      direct[route] = (req, res) => {
-        paths.push(req.url);
-        handler(req, res);
-      };
+    const handler = part.direct;
+    if (handler === undefined) throw new Error('the USSD part has no direct handler');
+    const direct: DirectHandler = (req, res, start) => {
+      const taken = handler(req, res, start);
+      if (taken) paths.push(req.url ?? '');
+      return taken;
+    };
     return { ...part, direct };
   };
   return { factory, paths };

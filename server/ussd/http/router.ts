@@ -5,7 +5,6 @@ import { USSD_SESSION_ID_MAX, ussdContract, type UssdRequest } from '../../../co
 import { maskPhone } from '../../logger.js';
 import { raiseBodyError, ussdBodyParsers } from './body-parsers.js';
 import type { UssdSession } from '../engine/types.js';
-import type { DirectHandler } from '../../part.js';
 import { UssdError } from '../ussd-error.js';
 import type { UssdMetrics } from './metrics.js';
 import type { SessionFlow } from '../session/session-flow.js';
@@ -71,10 +70,11 @@ function runMiddleware(
 export interface UssdRoutes {
   router: Router;
   /**
-   * `POST /api/ussd` without Express's routing and ts-rest's (the app's direct route, see server/app.ts): the
-   * same middleware, contract validation, handler and replies as the router's session route, byte for byte.
+   * `POST /api/ussd` without Express's routing and ts-rest's (the part's direct handler, see server/app.ts), on
+   * a request started with Express's methods: the same middleware, contract validation, handler and replies as
+   * the router's session route, byte for byte.
    */
-  session: DirectHandler;
+  session: (req: Request, res: Response) => void;
 }
 
 /**
@@ -148,7 +148,7 @@ export function createUssdRouter(deps: UssdRouterDeps): UssdRoutes {
     sendPlain(res, error);
   };
 
-  const session: DirectHandler = (req, res) => {
+  const session = (req: Request, res: Response): void => {
     runMiddleware(req, res, sessionMiddleware, (err) => {
       if (err !== undefined) {
         if (!res.headersSent) sessionError(err, res);
