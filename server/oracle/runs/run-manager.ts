@@ -8,6 +8,14 @@ import type { SessionRef, SessionStore } from '../store/sessions.js';
 import type { ControlBus } from './control-bus.js';
 import { firstIdOfAttempt, IDS_PER_ATTEMPT, type RunEventLog, type RunEventRecord } from './event-log.js';
 
+/**
+ * Whether `record` cannot directly follow event `last`: ids of an attempt are consecutive, and an attempt
+ * begins at its first id.
+ */
+export function isGap(last: number, record: RunEventRecord): boolean {
+  return record.id !== last + 1 && record.id % IDS_PER_ATTEMPT !== 1;
+}
+
 /** Why a run is being stopped from outside. */
 type StopReason = 'aborted' | 'superseded' | 'deleted' | 'shutdown';
 
@@ -201,9 +209,30 @@ export class RunManager {
     };
     const deliver = (record: RunEventRecord): void => {
       if (finished || record.id <= last) return;
+      // Ids of one attempt follow each other: a live event past the next id means some were not heard (a
+      // subscription that was down while Redis was); they are read from the log before it goes out.
+      if (!replaying && last > 0 && isGap(last, record)) {
+        buffered.push(record);
+        void catchUp();
+        return;
+      }
       last = record.id;
       write(record);
       if (record.event === 'done') finish();
+    };
+    const catchUp = async (): Promise<void> => {
+      replaying = true;
+      while (!finished) {
+        try {
+          for (const record of await this.o.log.read(runId, last)) deliver(record);
+          break;
+        } catch {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+      }
+      // What the log has not (lost with Redis's data) cannot be had: the rest goes out as it is.
+      for (const record of buffered.splice(0).sort((a, b) => a.id - b.id)) deliver(record);
+      replaying = false;
     };
     signal.addEventListener('abort', finish, { once: true });
     if (signal.aborted) return;

@@ -36,6 +36,23 @@ export interface OracleSockets {
   close(): Promise<void>;
 }
 
+/**
+ * Gives every promise `methods` of `client` return a rejection handler (`onError`), for callers that drop the
+ * promise. The promise is returned as it is: a caller that awaits it still sees the rejection.
+ */
+export function handleRejections(client: Redis, methods: string[], onError: (err: unknown) => void): void {
+  const target = client as unknown as Record<string, unknown>;
+  for (const name of methods) {
+    const original = target[name];
+    if (typeof original !== 'function') continue;
+    target[name] = function (this: unknown, ...args: unknown[]): unknown {
+      const result: unknown = Reflect.apply(original, this, args);
+      if (result instanceof Promise) result.catch(onError);
+      return result;
+    };
+  }
+}
+
 /** Per HTTP server: closes the transports of its sockets (see {@link drainSockets}). */
 const socketDrains = new WeakMap<HttpServer, () => void>();
 
@@ -119,6 +136,11 @@ export function createOracleSockets(deps: {
         const pub = deps.redis.duplicate({ enableOfflineQueue: true });
         const sub = deps.redis.duplicate({ enableOfflineQueue: true });
         for (const c of [pub, sub]) c.on('error', () => undefined);
+        // The adapter never awaits these commands: while Redis is down each would be an unhandled rejection,
+        // which ends the process. A room event lost that way is a browser call that times out (a tool error).
+        const warn = (err: unknown): void => deps.logger.warn({ err }, 'socket: the Redis adapter failed');
+        handleRejections(pub, ['publish'], warn);
+        handleRejections(sub, ['subscribe', 'psubscribe', 'unsubscribe', 'punsubscribe'], warn);
         adapterClients.push(pub, sub);
         io.adapter(createAdapter(pub, sub, { key: deps.redisKey }));
       }
