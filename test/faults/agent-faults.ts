@@ -69,6 +69,8 @@ interface Turn {
   runId: string;
   requestId: string;
   events: SseEvent[];
+  /** When each of `events` arrived. */
+  arrivals: number[];
   /** Event ids seen more than once (the server promises none). */
   repeatedIds: number;
   rejoins: number;
@@ -211,6 +213,7 @@ class AgentLoad {
       }
       if (event.id !== undefined) seen.add(event.id);
       turn.events.push(event);
+      turn.arrivals.push(now);
       if (event.event === 'done') done = true;
       return done;
     });
@@ -230,6 +233,7 @@ class AgentLoad {
       runId: '',
       requestId: '',
       events: [],
+      arrivals: [],
       repeatedIds: 0,
       rejoins: 0,
       maxGapMs: 0,
@@ -742,6 +746,8 @@ function report(
     let lost = 0;
     let doubled = 0;
     let mismatches = 0;
+    /** For each browser tool call whose tab vanished: ms from the drop to the tool error. */
+    const vanished: number[] = [];
     for (const t of turns) {
       const done = t.events.at(-1);
       if (!t.ended || done?.event !== 'done') {
@@ -774,11 +780,17 @@ function report(
       if (runStatus !== status)
         failures.push(`${phase.name}: turn ${t.runId}: done says ${status}, the run is ${runStatus}`);
       if (t.tabDroppedAt !== undefined) {
-        const error = t.events.find(
+        const index = t.events.findIndex(
           (e) => e.event === 'tool_call' && (e.data as { status: string }).status === 'error',
         );
-        if (!error)
+        const after = (t.arrivals[index] ?? Number.POSITIVE_INFINITY) - t.tabDroppedAt;
+        vanished.push(after);
+        if (index < 0)
           failures.push(`${phase.name}: turn ${t.runId}: the vanished tab's tool did not end as an error`);
+        else if (after > TOOL_TIMEOUT_MS + 1000)
+          failures.push(
+            `${phase.name}: turn ${t.runId}: the vanished tab's tool error came ${after} ms after (timeout ${TOOL_TIMEOUT_MS} ms)`,
+          );
       }
     }
     // 5xx answers: a draining instance's 503s and a dependency's documented 503 `unavailable` while it is
@@ -833,6 +845,12 @@ function report(
       recovery: phase.recoveryMs !== undefined ? `${phase.recoveryMs} ms` : phase.figure,
     };
     if (phase.recoveryMs !== undefined && phase.figure) row.recovery = phase.figure;
+    if (vanished.length)
+      row.recovery = `${vanished.length} tool calls whose tab vanished: tool error after ≤ ${Math.max(...vanished)} ms (timeout ${TOOL_TIMEOUT_MS} ms)`;
+    if (phase.name === 'tab dropped' && vanished.length === 0)
+      failures.push(
+        'tab dropped: no browser tool call was pending when a tab vanished (the phase tested nothing)',
+      );
     rows.push(row);
     const statuses = new Map<string, number>();
     for (const t of turns) {

@@ -130,7 +130,8 @@ export function createRedisRunEventLog(options: {
       }
       run.retry = setTimeout(() => {
         run.retry = undefined;
-        if (written.get(runId) === run) void flush(runId, run);
+        // A failure schedules the next try (in flush); nobody waits for this one.
+        if (written.get(runId) === run) flush(runId, run).catch(() => undefined);
       }, RETRY_MS);
       run.retry.unref();
     });

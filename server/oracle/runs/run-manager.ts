@@ -16,6 +16,16 @@ export function isGap(last: number, record: RunEventRecord): boolean {
   return record.id !== last + 1 && record.id % IDS_PER_ATTEMPT !== 1;
 }
 
+/** How long a run that ended keeps trying to record its end while the database does not answer. */
+const END_RETRY_MS = 30_000;
+
+/** A database error no retry cures (a constraint, a missing row): everything else is tried again. */
+function isPermanent(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  // PostgreSQL SQLSTATE classes 22 (data) and 23 (integrity constraints).
+  return typeof code === 'string' && /^2[23]/.test(code);
+}
+
 /** Why a run is being stopped from outside. */
 type StopReason = 'aborted' | 'superseded' | 'deleted' | 'shutdown';
 
@@ -315,8 +325,12 @@ export class RunManager {
     if (event === 'tool_call' || event === 'browser_tool_call' || event === 'action_call') {
       if (!run.toolsStarted) {
         run.toolsStarted = true;
-        // Saved at once: a crash from here on must not re-run the tool.
-        void this.checkpoint(run);
+        // Saved at once: a crash from here on must not re-run the tool. (With the database down it is
+        // saved by the next checkpoint; until then a crash would resume the run and call the tool again.)
+        this.checkpoint(run).catch((err: unknown) => {
+          run.dirty = true;
+          this.o.logger.warn({ err, runId: run.row.run_id }, 'runs: could not save that a tool started');
+        });
       }
     }
     run.dirty = true;
@@ -398,8 +412,8 @@ export class RunManager {
       // The answer is stored (and the run ended) before `done`, so a client that reloads history on `done`
       // finds it. A follower on another instance that sees the run ended before `done` reaches it looks again.
       await run.appends.catch(() => undefined);
-      await this.o.runs
-        .endWithAnswer(
+      await this.untilStored(() =>
+        this.o.runs.endWithAnswer(
           row.run_id,
           // The id `done` will have (after an `error` event when the turn failed).
           {
@@ -409,7 +423,8 @@ export class RunManager {
             error: outcome.error,
           },
           answer,
-        )
+        ),
+      )
         // The session was deleted meanwhile: nothing to keep.
         .catch((err: unknown) => {
           if (run.stopReason !== 'deleted') throw err;
@@ -433,6 +448,24 @@ export class RunManager {
       this.active.delete(row.run_id);
       this.o.onRunEnded?.(row);
       await this.o.log.retain(row.run_id, this.o.retentionSeconds).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Runs `store` until it succeeds: the database may be down for a while (stopped, paused, failing over), and a
+   * run that cannot record its end would otherwise wait for its lease to expire and be run again elsewhere.
+   * Gives up after {@link END_RETRY_MS} or at shutdown (then the run is resumed or ended by whoever claims it).
+   */
+  private async untilStored(store: () => Promise<unknown>): Promise<void> {
+    const until = Date.now() + END_RETRY_MS;
+    for (;;) {
+      try {
+        await store();
+        return;
+      } catch (err) {
+        if (this.closing || Date.now() >= until || isPermanent(err)) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
     }
   }
 
@@ -579,10 +612,16 @@ export class RunManager {
 
   private async checkpoint(run: ActiveRun): Promise<void> {
     run.dirty = false;
-    await this.o.runs.checkpoint(run.row.run_id, this.instanceId, {
-      partialText: run.partialText,
-      lastEventId: run.lastId,
-      toolsStarted: run.toolsStarted,
-    });
+    try {
+      await this.o.runs.checkpoint(run.row.run_id, this.instanceId, {
+        partialText: run.partialText,
+        lastEventId: run.lastId,
+        toolsStarted: run.toolsStarted,
+      });
+    } catch (err) {
+      // Not saved: the next checkpoint tries again.
+      run.dirty = true;
+      throw err;
+    }
   }
 }
