@@ -26,7 +26,17 @@ const down = (): Error =>
 /** The real run store, with writes failed on purpose while `down` is set. */
 class OutageRunStore extends RunStore {
   failEnds = 0;
+  failCreates = 0;
   failCheckpoints = false;
+  override async createWithQuestion(
+    ...args: Parameters<RunStore['createWithQuestion']>
+  ): ReturnType<RunStore['createWithQuestion']> {
+    if (this.failCreates > 0) {
+      this.failCreates--;
+      throw Object.assign(new Error('timeout exceeded when trying to connect'), { code: 'ETIMEDOUT' });
+    }
+    return super.createWithQuestion(...args);
+  }
   override async endWithAnswer(...args: Parameters<RunStore['endWithAnswer']>): Promise<boolean> {
     if (this.failEnds > 0) {
       this.failEnds--;
@@ -147,6 +157,33 @@ describe('the database down while a run works', () => {
       expect((await runs.get(runId))?.status).toBe('finished');
       const answer = (await new MessageStore(db.kysely).all(sessionId)).find((x) => x.id === requestId);
       expect(answer).toMatchObject({ type: 'ai', content: 'the answer' });
+    } finally {
+      await m.close();
+    }
+  });
+});
+
+describe('a burst: no database connection for a moment when a turn starts', () => {
+  it('a run whose question cannot be stored at once is stored a moment later and runs (not failed)', async () => {
+    const runs = new OutageRunStore(db.kysely);
+    runs.failCreates = 3;
+    const m = manager(runs, ({ emit }) => {
+      emit('message', { content: 'answered', timestamp: new Date().toISOString() });
+      return Promise.resolve({ status: 'finished', text: 'answered', reasoning: '', toolCalls: [] });
+    });
+    await m.start();
+    try {
+      const { runId, sessionId, requestId } = await startTurn(m);
+      const events = await follow(m, runId);
+      expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
+      expect(runs.failCreates).toBe(0);
+      expect((await runs.get(runId))?.status).toBe('finished');
+      const thread = await new MessageStore(db.kysely).all(sessionId);
+      expect(thread.map((x) => [x.type, x.content])).toEqual([
+        ['human', 'hello'],
+        ['ai', 'answered'],
+      ]);
+      expect(thread[1]?.id).toBe(requestId);
     } finally {
       await m.close();
     }

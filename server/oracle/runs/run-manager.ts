@@ -19,6 +19,9 @@ export function isGap(last: number, record: RunEventRecord): boolean {
 /** How long a run that ended keeps trying to record its end while the database does not answer. */
 const END_RETRY_MS = 30_000;
 
+/** How long a new run keeps trying to record its question and itself before the turn fails. */
+const RECORD_RETRY_MS = 5000;
+
 /** A database error no retry cures (a constraint, a missing row): everything else is tried again. */
 function isPermanent(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
@@ -152,29 +155,35 @@ export class RunManager {
     this.emit(run, 'run', { runId, requestId: params.requestId, sessionId: params.sessionId });
     // Recorded while the caller opens its stream: the `run` event does not wait for the database. The turn
     // starts once the question and the run are stored; if they cannot be, it ends `failed`.
-    const recorded = this.o.runs
-      .createWithQuestion(
-        {
-          runId,
-          sessionId: params.sessionId,
-          userDid: params.userDid,
-          requestId: params.requestId,
-          owner: this.instanceId,
-          leaseMs: this.o.leaseMs,
-          request,
-        },
-        {
-          id: params.userMessage.id,
-          sessionId: params.sessionId,
-          type: 'human',
-          content: params.request.message,
-          attachment: params.userMessage.attachment,
-        },
-        params.request.message.replace(/\s+/g, ' ').trim().slice(0, 80),
-      )
-      .then((row) => {
-        run.row = row;
-      });
+    // A connection that cannot be had at once (a burst, a busy database) is tried again for a few seconds
+    // before the turn fails.
+    const recorded = this.untilStored(
+      () =>
+        this.o.runs
+          .createWithQuestion(
+            {
+              runId,
+              sessionId: params.sessionId,
+              userDid: params.userDid,
+              requestId: params.requestId,
+              owner: this.instanceId,
+              leaseMs: this.o.leaseMs,
+              request,
+            },
+            {
+              id: params.userMessage.id,
+              sessionId: params.sessionId,
+              type: 'human',
+              content: params.request.message,
+              attachment: params.userMessage.attachment,
+            },
+            params.request.message.replace(/\s+/g, ' ').trim().slice(0, 80),
+          )
+          .then((row) => {
+            run.row = row;
+          }),
+      RECORD_RETRY_MS,
+    );
     this.execute(run, params.request, undefined, params.session, recorded);
     return { runId };
   }
@@ -454,10 +463,10 @@ export class RunManager {
   /**
    * Runs `store` until it succeeds: the database may be down for a while (stopped, paused, failing over), and a
    * run that cannot record its end would otherwise wait for its lease to expire and be run again elsewhere.
-   * Gives up after {@link END_RETRY_MS} or at shutdown (then the run is resumed or ended by whoever claims it).
+   * Gives up after `retryMs` or at shutdown (then the run is resumed or ended by whoever claims it).
    */
-  private async untilStored(store: () => Promise<unknown>): Promise<void> {
-    const until = Date.now() + END_RETRY_MS;
+  private async untilStored(store: () => Promise<unknown>, retryMs = END_RETRY_MS): Promise<void> {
+    const until = Date.now() + retryMs;
     for (;;) {
       try {
         await store();
