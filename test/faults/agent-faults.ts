@@ -488,6 +488,8 @@ interface Phase {
   /** When the fault began and when the dependency or instance came back. */
   faultAt: number;
   backAt: number | undefined;
+  /** When bringing the dependency back began (it may answer before the command that starts it returns). */
+  restoringAt?: number;
   recoveryMs: number | undefined;
   figure: string;
   /** 503s from these instances' outage window are a dependency's (documented), not a failure. */
@@ -587,6 +589,7 @@ export async function runAgentFaults(work: string, log: NodeJS.WritableStream): 
       phase.faultAt = Date.now();
       await fault();
       await sleep(downMs);
+      phase.restoringAt = Date.now();
       await back();
       phase.backAt = Date.now();
       phase.recoveryMs = await recovery(cluster, probes, phase.backAt, notes);
@@ -817,7 +820,9 @@ function report(
     const samples = health.samples.filter((h) => h.startedAt >= phase.faultAt && h.startedAt < end);
     for (const h of samples) {
       const outage = phase.backAt !== undefined && h.startedAt >= phase.faultAt && h.startedAt < phase.backAt;
-      if (phase.dependency && outage && h.startedAt > phase.faultAt + HEALTH_GRACE_MS && h.status === 200)
+      const surelyDown =
+        phase.restoringAt !== undefined && h.startedAt >= phase.faultAt && h.startedAt < phase.restoringAt;
+      if (phase.dependency && surelyDown && h.startedAt > phase.faultAt + HEALTH_GRACE_MS && h.status === 200)
         failures.push(
           `${phase.name}: /health of instance ${h.instance} said ok ${h.startedAt - phase.faultAt} ms into the outage`,
         );
@@ -833,6 +838,11 @@ function report(
           );
       }
     }
+    if (phase.dependency)
+      for (let i = 0; i < cluster.instances.length; i++) {
+        const said = samples.some((h) => h.instance === i && h.status === 503 && h.state === 'error');
+        if (!said) failures.push(`${phase.name}: /health of instance ${i} never said 503 during the outage`);
+      }
     const row: AgentRow = {
       phase: phase.name,
       turns: turns.length,
