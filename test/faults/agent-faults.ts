@@ -831,7 +831,9 @@ function report(
         phase.backAt === undefined ||
         h.startedAt > phase.backAt + (phase.recoveryMs ?? 0);
       if (afterRecovery && !outage && h.status !== 200 && typeof h.status === 'number') {
-        const draining = phase.name === 'instance SIGTERM' && h.state === 'draining';
+        const termAt = phases.find((p) => p.name === 'instance SIGTERM')?.faultAt ?? Number.POSITIVE_INFINITY;
+        // Answered after the SIGTERM (a check begun just before it may be answered after it).
+        const draining = h.state === 'draining' && h.instance === 0 && h.at >= termAt;
         if (!draining)
           failures.push(
             `${phase.name}: /health of instance ${h.instance} said ${h.status} ${h.state} while up`,
