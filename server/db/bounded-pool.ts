@@ -56,6 +56,16 @@ export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): Bo
 
   const broken = new WeakSet<pg.PoolClient>();
   const guardedClients = new WeakSet<pg.PoolClient>();
+  const listening = new WeakSet<pg.PoolClient>();
+  // A checked-out client whose server goes away between two queries (a restart: "terminating connection due
+  // to administrator command") emits 'error'; unheard, that would crash the process. The next query on it
+  // fails, and it is destroyed on release. Attached when pg-pool hands the client out ('acquire' comes just
+  // before the pool removes its own idle listener), so there is no moment without a listener.
+  pool.on('acquire', (client: pg.PoolClient) => {
+    if (listening.has(client)) return;
+    listening.add(client);
+    client.on('error', () => broken.add(client));
+  });
   const connect = pool.connect.bind(pool);
   const guarded = async (): Promise<pg.PoolClient> => {
     const client = await connect().catch((err: unknown) => {
@@ -63,10 +73,6 @@ export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): Bo
     });
     if (!guardedClients.has(client)) {
       guardedClients.add(client);
-      // A checked-out client whose server goes away between two queries (a restart: "terminating connection
-      // due to administrator command") emits 'error'; unheard, that would crash the process. The next query on
-      // it fails, and it is destroyed on release.
-      client.on('error', () => broken.add(client));
       // Wrapped once per connection: pg keeps the client across checkouts, so wrapping at every checkout
       // nested one more layer each time (a query on a connection checked out n times ran through n wrappers,
       // until the stack overflowed).

@@ -9,9 +9,7 @@
  * account it was not told about, recovery within 1 s of a dependency's return, exit within the drain budget;
  * prints a table of the figures and exits 1 when an assertion fails.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -21,7 +19,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { USSD_UNAVAILABLE_REPLY } from '../../contracts/ussd.js';
 import { freePort, haveRedisServer, startPrivateRedis } from '../helpers/private-redis.js';
+import { agentTableLines, runAgentFaults } from './agent-faults.js';
 import { havePostgresBinaries, startPrivatePostgres } from './private-postgres.js';
+import { ServerProcess } from './server-process.js';
 
 /** The USSD gateway's answer budget (issue 16: within 3 s; telecom gateways give up after about 5 s). */
 const BUDGET_MS = 3000;
@@ -79,51 +79,6 @@ function letters(n: number): string {
     v = Math.floor(v / 26);
   } while (v > 0);
   return `A${s}`;
-}
-
-class Server {
-  child: ChildProcess | undefined;
-  exited: Promise<unknown> = Promise.resolve();
-  constructor(
-    readonly port: number,
-    readonly env: Record<string, string>,
-    readonly log: NodeJS.WritableStream,
-  ) {}
-
-  async start(): Promise<number> {
-    const t0 = Date.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-      cwd: ROOT,
-      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', ...this.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout.pipe(this.log, { end: false });
-    child.stderr.pipe(this.log, { end: false });
-    this.child = child;
-    this.exited = once(child, 'exit');
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`the server exited at start (code ${child.exitCode})`);
-      const ok = await new Promise<boolean>((resolve) => {
-        http
-          .get({ host: '127.0.0.1', port: this.port, path: '/health', agent: false }, (res) => {
-            res.resume();
-            resolve(res.statusCode === 200);
-          })
-          .on('error', () => resolve(false));
-      });
-      if (ok) return Date.now() - t0;
-      if (Date.now() - t0 > 60_000) throw new Error('the server did not become healthy within 60 s');
-      await sleep(50);
-    }
-  }
-
-  /** Sends `signal` and resolves with the time the process took to exit. */
-  async signal(signal: NodeJS.Signals): Promise<number> {
-    const t0 = Date.now();
-    this.child?.kill(signal);
-    await this.exited;
-    return Date.now() - t0;
-  }
 }
 
 /** Virtual users: each creates an account, logs into it, and again. */
@@ -269,8 +224,10 @@ interface Row {
   figure: string;
 }
 
+/** `--only=ussd` or `--only=agent` runs one part; both by default. */
+const ONLY = /^--only=(ussd|agent)$/.exec(process.argv.find((a) => a.startsWith('--only=')) ?? '')?.[1];
+
 async function main(): Promise<number> {
-  const started = Date.now();
   if (!(await havePostgresBinaries()) || !(await haveRedisServer())) {
     console.error('test:faults needs the PostgreSQL server binaries (PG_BIN) and redis-server');
     return 1;
@@ -279,10 +236,47 @@ async function main(): Promise<number> {
   const logPath = path.join(work, 'server.log');
   const log = createWriteStream(logPath);
   console.log(`fault suite: server log ${logPath}`);
+  const ussd = ONLY === 'agent' ? 0 : await ussdFaults(log, logPath);
+  const agent = ONLY === 'ussd' ? 0 : await agentFaults(work, log, logPath);
+  log.end();
+  return ussd || agent;
+}
+
+/** The agent service's phases (agent-faults.ts): prints their table, writes it into README.md with --readme. */
+async function agentFaults(work: string, log: NodeJS.WritableStream, logPath: string): Promise<number> {
+  const started = Date.now();
+  console.log('\nagent service: 2 production instances under faults');
+  const result = await runAgentFaults(work, log);
+  const table = agentTableLines(result.rows);
+  console.log(`\n${table.join('\n')}`);
+  console.log(`\n${result.summary}`);
+  for (const n of result.notes) console.log(`  ${n}`);
+  if (result.failures.length) {
+    console.log(
+      `\nFAILED (${result.failures.length}):\n  ${result.failures.slice(0, 40).join('\n  ')}\nserver log: ${logPath}`,
+    );
+    return 1;
+  }
+  console.log('\nall agent fault assertions passed');
+  if (process.argv.includes('--readme')) {
+    await writeReadme('agent-faults-table', [
+      ...table,
+      '',
+      `${result.summary}; ${new Date().toISOString().slice(0, 10)}, ${availableParallelism()} cores, Node ` +
+        `${process.version}, ${((Date.now() - started) / 1000).toFixed(0)} s. Written by \`npm run test:faults -- --readme\`.`,
+    ]);
+    console.log('README.md: agent fault table written');
+  }
+  return 0;
+}
+
+/** The USSD gateway's phases. */
+async function ussdFaults(log: NodeJS.WritableStream, logPath: string): Promise<number> {
+  const started = Date.now();
   const postgres = await startPrivatePostgres();
   const redis = await startPrivateRedis();
   const port = await freePort();
-  const server = new Server(
+  const server = new ServerProcess(
     port,
     {
       NODE_ENV: 'production',
@@ -444,7 +438,6 @@ async function main(): Promise<number> {
     await server.signal('SIGTERM').catch(() => undefined);
     await redis.close();
     await postgres.destroy();
-    log.end();
   }
 
   const phases = [
@@ -514,7 +507,7 @@ async function main(): Promise<number> {
   }
   console.log('\nall fault assertions passed');
   if (process.argv.includes('--readme')) {
-    await writeReadme([
+    await writeReadme('faults-table', [
       ...table,
       '',
       `${figures.get('accounts') ?? ''}. ${VIRTUAL_USERS} virtual users, production mode (PIN hashes at scrypt 2^14), ` +
@@ -560,12 +553,12 @@ function tableLines(rows: Row[]): string[] {
   return [line(head), line(head.map(() => '---')), ...cells.map(line)];
 }
 
-/** With `--readme`: writes the table and the run's figures into README.md between its fault-table markers. */
-async function writeReadme(lines: string[]): Promise<void> {
+/** With `--readme`: writes a table and the run's figures into README.md between its markers. */
+async function writeReadme(marker: string, lines: string[]): Promise<void> {
   const file = path.join(ROOT, 'README.md');
   const readme = await readFile(file, 'utf8');
-  const start = '<!-- faults-table -->';
-  const end = '<!-- /faults-table -->';
+  const start = `<!-- ${marker} -->`;
+  const end = `<!-- /${marker} -->`;
   const a = readme.indexOf(start);
   const b = readme.indexOf(end);
   if (a < 0 || b < a) throw new Error(`README.md has no ${start} … ${end} markers`);

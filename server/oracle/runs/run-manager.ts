@@ -8,6 +8,27 @@ import type { SessionRef, SessionStore } from '../store/sessions.js';
 import type { ControlBus } from './control-bus.js';
 import { firstIdOfAttempt, IDS_PER_ATTEMPT, type RunEventLog, type RunEventRecord } from './event-log.js';
 
+/**
+ * Whether `record` cannot directly follow event `last`: ids of an attempt are consecutive, and an attempt
+ * begins at its first id.
+ */
+export function isGap(last: number, record: RunEventRecord): boolean {
+  return record.id !== last + 1 && record.id % IDS_PER_ATTEMPT !== 1;
+}
+
+/** How long a run that ended keeps trying to record its end while the database does not answer. */
+const END_RETRY_MS = 30_000;
+
+/** How long a new run keeps trying to record its question and itself before the turn fails. */
+const RECORD_RETRY_MS = 5000;
+
+/** A database error no retry cures (a constraint, a missing row): everything else is tried again. */
+function isPermanent(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  // PostgreSQL SQLSTATE classes 22 (data) and 23 (integrity constraints).
+  return typeof code === 'string' && /^2[23]/.test(code);
+}
+
 /** Why a run is being stopped from outside. */
 type StopReason = 'aborted' | 'superseded' | 'deleted' | 'shutdown';
 
@@ -134,29 +155,35 @@ export class RunManager {
     this.emit(run, 'run', { runId, requestId: params.requestId, sessionId: params.sessionId });
     // Recorded while the caller opens its stream: the `run` event does not wait for the database. The turn
     // starts once the question and the run are stored; if they cannot be, it ends `failed`.
-    const recorded = this.o.runs
-      .createWithQuestion(
-        {
-          runId,
-          sessionId: params.sessionId,
-          userDid: params.userDid,
-          requestId: params.requestId,
-          owner: this.instanceId,
-          leaseMs: this.o.leaseMs,
-          request,
-        },
-        {
-          id: params.userMessage.id,
-          sessionId: params.sessionId,
-          type: 'human',
-          content: params.request.message,
-          attachment: params.userMessage.attachment,
-        },
-        params.request.message.replace(/\s+/g, ' ').trim().slice(0, 80),
-      )
-      .then((row) => {
-        run.row = row;
-      });
+    // A connection that cannot be had at once (a burst, a busy database) is tried again for a few seconds
+    // before the turn fails.
+    const recorded = this.untilStored(
+      () =>
+        this.o.runs
+          .createWithQuestion(
+            {
+              runId,
+              sessionId: params.sessionId,
+              userDid: params.userDid,
+              requestId: params.requestId,
+              owner: this.instanceId,
+              leaseMs: this.o.leaseMs,
+              request,
+            },
+            {
+              id: params.userMessage.id,
+              sessionId: params.sessionId,
+              type: 'human',
+              content: params.request.message,
+              attachment: params.userMessage.attachment,
+            },
+            params.request.message.replace(/\s+/g, ' ').trim().slice(0, 80),
+          )
+          .then((row) => {
+            run.row = row;
+          }),
+      RECORD_RETRY_MS,
+    );
     this.execute(run, params.request, undefined, params.session, recorded);
     return { runId };
   }
@@ -201,9 +228,30 @@ export class RunManager {
     };
     const deliver = (record: RunEventRecord): void => {
       if (finished || record.id <= last) return;
+      // Ids of one attempt follow each other: a live event past the next id means some were not heard (a
+      // subscription that was down while Redis was); they are read from the log before it goes out.
+      if (!replaying && last > 0 && isGap(last, record)) {
+        buffered.push(record);
+        void catchUp();
+        return;
+      }
       last = record.id;
       write(record);
       if (record.event === 'done') finish();
+    };
+    const catchUp = async (): Promise<void> => {
+      replaying = true;
+      while (!finished) {
+        try {
+          for (const record of await this.o.log.read(runId, last)) deliver(record);
+          break;
+        } catch {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+      }
+      // What the log has not (lost with Redis's data) cannot be had: the rest goes out as it is.
+      for (const record of buffered.splice(0).sort((a, b) => a.id - b.id)) deliver(record);
+      replaying = false;
     };
     signal.addEventListener('abort', finish, { once: true });
     if (signal.aborted) return;
@@ -286,8 +334,12 @@ export class RunManager {
     if (event === 'tool_call' || event === 'browser_tool_call' || event === 'action_call') {
       if (!run.toolsStarted) {
         run.toolsStarted = true;
-        // Saved at once: a crash from here on must not re-run the tool.
-        void this.checkpoint(run);
+        // Saved at once: a crash from here on must not re-run the tool. (With the database down it is
+        // saved by the next checkpoint; until then a crash would resume the run and call the tool again.)
+        this.checkpoint(run).catch((err: unknown) => {
+          run.dirty = true;
+          this.o.logger.warn({ err, runId: run.row.run_id }, 'runs: could not save that a tool started');
+        });
       }
     }
     run.dirty = true;
@@ -369,8 +421,8 @@ export class RunManager {
       // The answer is stored (and the run ended) before `done`, so a client that reloads history on `done`
       // finds it. A follower on another instance that sees the run ended before `done` reaches it looks again.
       await run.appends.catch(() => undefined);
-      await this.o.runs
-        .endWithAnswer(
+      await this.untilStored(() =>
+        this.o.runs.endWithAnswer(
           row.run_id,
           // The id `done` will have (after an `error` event when the turn failed).
           {
@@ -380,7 +432,8 @@ export class RunManager {
             error: outcome.error,
           },
           answer,
-        )
+        ),
+      )
         // The session was deleted meanwhile: nothing to keep.
         .catch((err: unknown) => {
           if (run.stopReason !== 'deleted') throw err;
@@ -404,6 +457,24 @@ export class RunManager {
       this.active.delete(row.run_id);
       this.o.onRunEnded?.(row);
       await this.o.log.retain(row.run_id, this.o.retentionSeconds).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Runs `store` until it succeeds: the database may be down for a while (stopped, paused, failing over), and a
+   * run that cannot record its end would otherwise wait for its lease to expire and be run again elsewhere.
+   * Gives up after `retryMs` or at shutdown (then the run is resumed or ended by whoever claims it).
+   */
+  private async untilStored(store: () => Promise<unknown>, retryMs = END_RETRY_MS): Promise<void> {
+    const until = Date.now() + retryMs;
+    for (;;) {
+      try {
+        await store();
+        return;
+      } catch (err) {
+        if (this.closing || Date.now() >= until || isPermanent(err)) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
     }
   }
 
@@ -550,10 +621,16 @@ export class RunManager {
 
   private async checkpoint(run: ActiveRun): Promise<void> {
     run.dirty = false;
-    await this.o.runs.checkpoint(run.row.run_id, this.instanceId, {
-      partialText: run.partialText,
-      lastEventId: run.lastId,
-      toolsStarted: run.toolsStarted,
-    });
+    try {
+      await this.o.runs.checkpoint(run.row.run_id, this.instanceId, {
+        partialText: run.partialText,
+        lastEventId: run.lastId,
+        toolsStarted: run.toolsStarted,
+      });
+    } catch (err) {
+      // Not saved: the next checkpoint tries again.
+      run.dirty = true;
+      throw err;
+    }
   }
 }

@@ -36,31 +36,21 @@ export interface OracleSockets {
   close(): Promise<void>;
 }
 
-/** The commands the Redis adapter sends without handling their promise (subscribing, publishing). */
-const UNAWAITED_COMMANDS = ['publish', 'subscribe', 'psubscribe', 'unsubscribe', 'punsubscribe'] as const;
-
 /**
- * A Redis client for the socket.io adapter. The adapter fires its subscribe and publish commands and forgets
- * them; one that fails (Redis gone past the retries, or the client quitting with commands still queued) would be
- * an unhandled rejection, which stops Node. Here each of them has a handler that logs it at debug level (the
- * client's own `error` events already say Redis is away); the adapter still gets the promise it was given.
+ * Gives every promise `methods` of `client` return a rejection handler (`onError`), for callers that drop the
+ * promise. The promise is returned as it is: a caller that awaits it still sees the rejection.
  */
-function adapterClient(redis: Redis, logger: Logger): Redis {
-  const client = redis.duplicate({ enableOfflineQueue: true });
-  client.on('error', () => undefined);
-  for (const name of UNAWAITED_COMMANDS) {
-    const command = client[name].bind(client) as (...args: unknown[]) => Promise<unknown>;
-    Object.defineProperty(client, name, {
-      value: (...args: unknown[]): Promise<unknown> => {
-        const sent = command(...args);
-        sent.catch((err: unknown) =>
-          logger.debug({ err, command: name }, 'socket: Redis adapter command failed'),
-        );
-        return sent;
-      },
-    });
+export function handleRejections(client: Redis, methods: string[], onError: (err: unknown) => void): void {
+  const target = client as unknown as Record<string, unknown>;
+  for (const name of methods) {
+    const original = target[name];
+    if (typeof original !== 'function') continue;
+    target[name] = function (this: unknown, ...args: unknown[]): unknown {
+      const result: unknown = Reflect.apply(original, this, args);
+      if (result instanceof Promise) result.catch(onError);
+      return result;
+    };
   }
-  return client;
 }
 
 /** Per HTTP server: closes the transports of its sockets (see {@link drainSockets}). */
@@ -143,8 +133,14 @@ export function createOracleSockets(deps: {
         maxHttpBufferSize: 2 * 1024 * 1024,
       });
       if (deps.redis) {
-        const pub = adapterClient(deps.redis, deps.logger);
-        const sub = adapterClient(deps.redis, deps.logger);
+        const pub = deps.redis.duplicate({ enableOfflineQueue: true });
+        const sub = deps.redis.duplicate({ enableOfflineQueue: true });
+        for (const c of [pub, sub]) c.on('error', () => undefined);
+        // The adapter never awaits these commands: while Redis is down each would be an unhandled rejection,
+        // which ends the process. A room event lost that way is a browser call that times out (a tool error).
+        const warn = (err: unknown): void => deps.logger.warn({ err }, 'socket: the Redis adapter failed');
+        handleRejections(pub, ['publish'], warn);
+        handleRejections(sub, ['subscribe', 'psubscribe', 'unsubscribe', 'punsubscribe'], warn);
         adapterClients.push(pub, sub);
         io.adapter(createAdapter(pub, sub, { key: deps.redisKey }));
       }
