@@ -142,6 +142,7 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
       await ownedSession(res, params.sessionId);
       await manager.deleteSession(params.sessionId);
       await sessions.delete(caller(res).userDid, params.sessionId);
+      messages.forget(params.sessionId);
       return { status: 200, body: { message: 'Session deleted.' } };
     },
 

@@ -1,7 +1,7 @@
 import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { RunInfo, RunStatus } from '../../../contracts/oracle.js';
 import type { Database, OracleRunsTable } from '../../db/schema.js';
-import { messageRow, type NewMessage } from './messages.js';
+import { messageRow, type MessageStore, type NewMessage } from './messages.js';
 
 export type RunRow = Selectable<OracleRunsTable>;
 
@@ -21,14 +21,32 @@ export interface NewRun {
 
 /** Durable run records. An instance owns a run while its lease holds and renews it; expired leases are claimed. */
 export class RunStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  /** @param messages told of the messages this store's statements write (its thread cache). */
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly messages?: MessageStore,
+  ) {}
+
+  /** Tells the message store how a statement that wrote `message` went. */
+  private wrote<T>(message: NewMessage, statement: Promise<T>, createdAt?: (result: T) => Date): Promise<T> {
+    return statement.then(
+      (result) => {
+        this.messages?.stored(message, createdAt?.(result));
+        return result;
+      },
+      (err: unknown) => {
+        this.messages?.forget(message.sessionId);
+        throw err;
+      },
+    );
+  }
 
   /**
    * Starts a turn in one statement: stores the user's message, marks the session active (its title from
    * the first message), and records the run.
    */
   async createWithQuestion(run: NewRun, question: NewMessage, title: string): Promise<RunRow> {
-    return this.db
+    const statement = this.db
       .with('question', (db) =>
         db
           .insertInto('oracle_messages')
@@ -56,6 +74,8 @@ export class RunStore {
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    // The question and the run are stamped in one statement: the same now().
+    return this.wrote(question, statement, (row) => row.created_at);
   }
 
   /**
@@ -68,7 +88,7 @@ export class RunStore {
     answer: NewMessage | undefined,
   ): Promise<boolean> {
     if (!answer) return this.end(runId, ending);
-    const ended = await this.db
+    const statement = this.db
       .with('answer', (db) =>
         db
           .insertInto('oracle_messages')
@@ -98,6 +118,8 @@ export class RunStore {
       .where('status', 'in', IN_FLIGHT)
       .returning('run_id')
       .executeTakeFirst();
+    // The answer is inserted whether or not the run was still in flight (unless its id is taken).
+    const ended = await this.wrote(answer, statement);
     return ended !== undefined;
   }
 
