@@ -544,8 +544,20 @@ export class RunManager {
     this.execute(run, row.request as unknown as TurnRequest, partialText);
   }
 
+  /** Saves every run that moved since its last checkpoint, in one statement. */
   private async checkpointAll(): Promise<void> {
-    await Promise.all([...this.active.values()].filter((r) => r.dirty).map((r) => this.checkpoint(r)));
+    const runs = [...this.active.values()].filter((r) => r.dirty);
+    if (runs.length === 0) return;
+    for (const run of runs) run.dirty = false;
+    await this.o.runs.checkpointMany(
+      this.instanceId,
+      runs.map((run) => ({
+        runId: run.row.run_id,
+        partialText: run.partialText,
+        lastEventId: run.lastId,
+        toolsStarted: run.toolsStarted,
+      })),
+    );
   }
 
   private async checkpoint(run: ActiveRun): Promise<void> {

@@ -8,6 +8,17 @@ export type RunRow = Selectable<OracleRunsTable>;
 /** Statuses of a run in flight. */
 export const IN_FLIGHT: readonly RunStatus[] = ['queued', 'running', 'recovering'];
 
+/** How many runs one checkpoint statement saves at most. */
+const CHECKPOINT_BATCH = 500;
+
+/** How far a run got: what a checkpoint saves. */
+export interface RunCheckpoint {
+  runId: string;
+  partialText: string;
+  lastEventId: number;
+  toolsStarted: boolean;
+}
+
 /** A run about to start on this instance. */
 export interface NewRun {
   runId: string;
@@ -166,6 +177,28 @@ export class RunStore {
       .where('run_id', '=', runId)
       .where('owner', '=', owner)
       .execute();
+  }
+
+  /**
+   * Saves how far each of several runs got, in one statement per {@link CHECKPOINT_BATCH} runs (the periodic
+   * checkpoint of every run in flight on this instance: one statement, not one per run).
+   */
+  async checkpointMany(owner: string, states: RunCheckpoint[]): Promise<void> {
+    const now = new Date();
+    for (let i = 0; i < states.length; i += CHECKPOINT_BATCH) {
+      const rows = states
+        .slice(i, i + CHECKPOINT_BATCH)
+        .map(
+          (c) =>
+            sql`(${c.runId}::text, ${c.partialText}::text, ${c.lastEventId}::bigint, ${c.toolsStarted}::boolean)`,
+        );
+      await sql`
+        update oracle_runs as r
+        set partial_text = v.partial_text, last_event_id = v.last_event_id,
+            tools_started = r.tools_started or v.tools_started, updated_at = ${now}
+        from (values ${sql.join(rows)}) as v(run_id, partial_text, last_event_id, tools_started)
+        where r.run_id = v.run_id and r.owner = ${owner}`.execute(this.db);
+    }
   }
 
   /** Ends a run (once: a run already ended keeps its first ending). True when this call ended it. */
