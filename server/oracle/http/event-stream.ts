@@ -36,6 +36,8 @@ export function endEventStreams(http: object): void {
 /** An open stream's state, as the shared flush and heartbeat see it. */
 interface OpenStream {
   body: PassThrough;
+  /** Its headers are not sent yet: they leave with its first frames, or alone at the end of its first tick. */
+  res: Response | undefined;
   /** Frames written since the last flush. */
   pending: string[];
   /** When its next heartbeat is due (ms, performance clock). */
@@ -57,7 +59,13 @@ function flushAll(): void {
 
 function flush(stream: OpenStream): void {
   const { pending } = stream;
-  if (pending.length === 0) return;
+  if (pending.length === 0) {
+    // Nothing to say in the stream's first tick (a re-join waiting for the next event): headers alone.
+    stream.res?.flushHeaders();
+    stream.res = undefined;
+    return;
+  }
+  stream.res = undefined;
   const chunk = pending.length === 1 ? (pending[0] as string) : pending.join('');
   stream.pending = [];
   stream.body.write(chunk);
@@ -127,11 +135,16 @@ export function openEventStream(
   // the connection after the stream, or the proxy's next request on it is answered 400).
   res.setHeader('x-accel-buffering', 'no');
   for (const [name, value] of Object.entries(options.headers ?? {})) res.setHeader(name, value);
-  res.flushHeaders();
 
   const body = new PassThrough();
   const controller = new AbortController();
-  const stream: OpenStream = { body, pending: [], heartbeatDue: 0 };
+  // The headers leave with the first frames (one write, not two), at the latest at the end of this tick.
+  const stream: OpenStream = { body, res, pending: [], heartbeatDue: 0 };
+  dirty.add(stream);
+  if (!flushScheduled) {
+    flushScheduled = true;
+    setImmediate(flushAll);
+  }
   const stopHeartbeat = startHeartbeat(stream, options.heartbeatMs);
   const server = serverOf(res);
   const end = (): void => {

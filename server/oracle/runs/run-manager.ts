@@ -154,8 +154,8 @@ export class RunManager {
         },
         params.request.message.replace(/\s+/g, ' ').trim().slice(0, 80),
       )
-      .then((row) => {
-        run.row = row;
+      .then((stamps) => {
+        run.row = { ...run.row, ...stamps };
       });
     this.execute(run, params.request, undefined, params.session, recorded);
     return { runId };

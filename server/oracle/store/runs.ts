@@ -54,9 +54,13 @@ export class RunStore {
 
   /**
    * Starts a turn in one statement: stores the user's message, marks the session active (its title from
-   * the first message), and records the run.
+   * the first message), and records the run. Answers the run's stamps (the rest of its row is what was given).
    */
-  async createWithQuestion(run: NewRun, question: NewMessage, title: string): Promise<RunRow> {
+  async createWithQuestion(
+    run: NewRun,
+    question: NewMessage,
+    title: string,
+  ): Promise<Pick<RunRow, 'created_at' | 'updated_at' | 'lease_expires_at'>> {
     const statement = this.db
       .with('question', (db) =>
         db
@@ -83,7 +87,7 @@ export class RunStore {
         lease_expires_at: new Date(Date.now() + run.leaseMs),
         request: JSON.stringify(run.request),
       })
-      .returningAll()
+      .returning(['created_at', 'updated_at', 'lease_expires_at'])
       .executeTakeFirstOrThrow();
     // The question and the run are stamped in one statement: the same now().
     return this.wrote(question, statement, (row) => row.created_at);
