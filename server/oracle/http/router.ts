@@ -249,9 +249,9 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
         runId,
         0,
         (record) => {
-          if (record.event === 'message') content += (record.data as { content: string }).content;
+          if (record.event === 'message') content += record.data.content;
           if (record.event === 'done') {
-            const done = record.data as { status: string; partialText?: string };
+            const done = record.data;
             status = done.status;
             if (done.partialText !== undefined) content = done.partialText;
           }

@@ -57,6 +57,10 @@ export interface TurnOutcome {
   error?: string | undefined;
 }
 
+/** Where a tool call stands, as its events say it. */
+type ToolCallState =
+  { status: 'isRunning' } | { status: 'done'; output: string } | { status: 'error'; error: string };
+
 /** Most model calls of one turn (each tool round trip is one more). */
 export const MAX_STEPS = 8;
 /** Most messages of the thread sent to the model. */
@@ -109,6 +113,24 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOut
     emit('render_component', { ...ref, eventId, componentName: name, args, status: 'done' });
     outcome.toolCalls.push({ id: eventId, name, kind: 'component', args, status: 'done' });
   };
+  /** The payload every event about `call` starts with: the turn, the call's id, the tool and its arguments. */
+  const callPayload = (call: ModelToolCall) => ({
+    ...ref,
+    toolCallId: call.id,
+    toolName: call.name,
+    args: call.args,
+  });
+  /** A `tool_call` event (its `eventId` is the call's id) in the given state; the fields in the wire's order. */
+  const emitToolCall = (call: ModelToolCall, state: ToolCallState): void =>
+    emit('tool_call', {
+      ...ref,
+      toolCallId: call.id,
+      eventId: call.id,
+      toolName: call.name,
+      args: call.args,
+      ...state,
+    });
+
   const toolContext: Omit<ToolContext, 'signal'> = {
     userDid: input.userDid,
     sessionId: input.sessionId,
@@ -188,59 +210,24 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOut
   async function runCall(call: ModelToolCall): Promise<StoredToolCall> {
     const server = serverTools.get(call.name);
     if (server) {
-      emit('tool_call', {
-        ...ref,
-        toolCallId: call.id,
-        eventId: call.id,
-        toolName: call.name,
-        args: call.args,
-        status: 'isRunning',
-      });
+      emitToolCall(call, { status: 'isRunning' });
       const result = await runServerTool(server, call, { ...toolContext, signal });
-      emit('tool_call', {
-        ...ref,
-        toolCallId: call.id,
-        eventId: call.id,
-        toolName: call.name,
-        args: call.args,
-        ...result,
-      });
+      emitToolCall(call, result);
       return { id: call.id, name: call.name, kind: 'tool', args: call.args, ...result };
     }
     const browser = browserTools.get(call.name);
     const action = browser ? undefined : actions.get(call.name);
     if (!browser && !action) {
       const error = `There is no tool named ${call.name}.`;
-      emit('tool_call', {
-        ...ref,
-        toolCallId: call.id,
-        eventId: call.id,
-        toolName: call.name,
-        args: call.args,
-        status: 'error',
-        error,
-      });
+      emitToolCall(call, { status: 'error', error });
       return { id: call.id, name: call.name, kind: 'tool', args: call.args, status: 'error', error };
     }
     const kind = browser ? 'browser_tool' : 'action';
     if (kind === 'browser_tool') {
-      emit('tool_call', {
-        ...ref,
-        toolCallId: call.id,
-        eventId: call.id,
-        toolName: call.name,
-        args: call.args,
-        status: 'isRunning',
-      });
-      emit('browser_tool_call', { ...ref, toolCallId: call.id, toolName: call.name, args: call.args });
+      emitToolCall(call, { status: 'isRunning' });
+      emit('browser_tool_call', callPayload(call));
     } else {
-      emit('action_call', {
-        ...ref,
-        toolCallId: call.id,
-        toolName: call.name,
-        args: call.args,
-        status: 'isRunning',
-      });
+      emit('action_call', { ...callPayload(call), status: 'isRunning' });
     }
     const answer = await deps.bridge.call({
       kind,
@@ -256,18 +243,8 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOut
     const result = answer.ok
       ? { status: 'done' as const, output: toolOutputText(answer.result) }
       : { status: 'error' as const, error: answer.error };
-    if (kind === 'browser_tool') {
-      emit('tool_call', {
-        ...ref,
-        toolCallId: call.id,
-        eventId: call.id,
-        toolName: call.name,
-        args: call.args,
-        ...result,
-      });
-    } else {
-      emit('action_call', { ...ref, toolCallId: call.id, toolName: call.name, args: call.args, ...result });
-    }
+    if (kind === 'browser_tool') emitToolCall(call, result);
+    else emit('action_call', { ...callPayload(call), ...result });
     return { id: call.id, name: call.name, kind, args: call.args, ...result };
   }
 }
