@@ -296,8 +296,15 @@ export class RunManager {
     ) {
       if (!run.toolsStarted) {
         run.toolsStarted = true;
-        // Saved at once: a crash from here on must not re-run the tool.
-        void this.checkpoint(run);
+        // Saved at once: a crash from here on must not re-run the tool. Not saved (a busy pool): the next
+        // periodic checkpoint tries again (the run stays dirty), and the process goes on.
+        void this.checkpoint(run).catch((err: unknown) => {
+          run.dirty = true;
+          this.options.logger.warn(
+            { err, runId: run.row.run_id },
+            'runs: could not save that a tool started',
+          );
+        });
       }
     }
     run.dirty = true;
@@ -562,15 +569,21 @@ export class RunManager {
     const runs = [...this.active.values()].filter((r) => r.dirty);
     if (runs.length === 0) return;
     for (const run of runs) run.dirty = false;
-    await this.options.runs.checkpointMany(
-      this.instanceId,
-      runs.map((run) => ({
-        runId: run.row.run_id,
-        partialText: run.partialText,
-        lastEventId: run.lastId,
-        toolsStarted: run.toolsStarted,
-      })),
-    );
+    await this.options.runs
+      .checkpointMany(
+        this.instanceId,
+        runs.map((run) => ({
+          runId: run.row.run_id,
+          partialText: run.partialText,
+          lastEventId: run.lastId,
+          toolsStarted: run.toolsStarted,
+        })),
+      )
+      .catch((err: unknown) => {
+        // Tried again at the next tick of the timer.
+        for (const run of runs) run.dirty = true;
+        throw err;
+      });
   }
 
   private async checkpoint(run: ActiveRun): Promise<void> {
