@@ -10,7 +10,7 @@ import type { TokenVerifier } from '../auth/token-verifier.js';
 import type { OracleIdentity } from '../identity.js';
 import type { ModelRegistry } from '../models/registry.js';
 import type { RunManager } from '../runs/run-manager.js';
-import type { TurnRequest } from '../runtime/turn-loop.js';
+import type { TurnRequest } from '../runs/turn.js';
 import type { TurnLimits } from '../limits/turn-limits.js';
 import type { DelegationStore } from '../store/delegations.js';
 import type { RoomStore } from '../store/rooms.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RunEndStatus, ServerEventName, ServerEventPayload } from '../../../contracts/events.js';
 import type { Logger } from '../../logger.js';
-import type { TurnOutcome, TurnRequest } from '../runtime/turn-loop.js';
+import type { TurnOutcome, TurnRequest } from './turn.js';
 import type { MessageStore } from '../store/messages.js';
 import { IN_FLIGHT, type RunRow, type RunStore } from '../store/runs.js';
 import type { SessionRef, SessionStore } from '../store/sessions.js';

@@ -2,21 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { zodToJsonSchema } from 'zod-to-json-schema';
 import type { ServerEventName, ServerEventPayload } from '../../../contracts/events.js';
-import type { AgActionSpec, BrowserToolSpec, MessageDto, StoredToolCall } from '../../../contracts/oracle.js';
+import type { BrowserToolSpec, MessageDto, StoredToolCall } from '../../../contracts/oracle.js';
+import type { TurnOutcome, TurnRequest } from '../runs/turn.js';
 import type { Logger } from '../../logger.js';
 import type { ChatModel, ModelMessage, ModelTool, ModelToolCall } from '../models/model.js';
 import type { FrontendBridge } from './frontend-bridge.js';
 import { toolOutputText, type ServerTool, type ToolContext } from './tools.js';
 
-/** What a turn was asked, as stored with its run (no token ever: it is replayed to resume the run). */
-export interface TurnRequest {
-  message: string;
-  model?: string | undefined;
-  tools?: BrowserToolSpec[] | undefined;
-  agActions?: AgActionSpec[] | undefined;
-  metadata?: Record<string, unknown> | undefined;
-  timezone?: string | undefined;
-}
+export type { TurnOutcome, TurnRequest } from '../runs/turn.js';
 
 /** Sends one event of the turn (to the run's event log). */
 export type TurnEmit = <N extends ServerEventName>(event: N, data: ServerEventPayload<N>) => void;
@@ -45,16 +38,6 @@ export interface TurnDeps {
   logger: Logger;
   emit: TurnEmit;
   signal: AbortSignal;
-}
-
-/** How a turn ended and what it produced (folded into one AI message). */
-export interface TurnOutcome {
-  status: 'finished' | 'aborted' | 'failed';
-  text: string;
-  reasoning: string;
-  toolCalls: StoredToolCall[];
-  /** A failure's message, safe to show (no stack, no secret). */
-  error?: string | undefined;
 }
 
 /** Where a tool call stands, as its events say it. */
