@@ -526,7 +526,12 @@ export class RunManager {
   private async recover(all: boolean): Promise<void> {
     if (this.closing) return;
     const rows = await this.options.runs.claimOrphans(this.instanceId, this.options.leaseMs, 20, all);
-    for (const row of rows) await this.resume(row);
+    for (const row of rows) {
+      // Its lease ran out while this instance executes it (renewals came late, a busy database): it is not
+      // an orphan. The claim renewed the lease; it goes on running here, not resumed or cut off a second time.
+      if (this.active.has(row.run_id)) await this.options.runs.markRunning(row.run_id, this.instanceId);
+      else await this.resume(row);
+    }
   }
 
   private async resume(row: RunRow): Promise<void> {
