@@ -18,7 +18,11 @@ const READ_TITLE = {
   schema: { type: 'object', properties: {} },
 };
 
-const record = (id: number): RunEventRecord => ({ id, event: 'message', data: { content: `w${id} ` } });
+const record = (id: number): RunEventRecord => ({
+  id,
+  event: 'message',
+  data: { content: `w${id} `, timestamp: '2026-01-01T00:00:00.000Z' },
+});
 
 /** Unhandled rejections while a test runs (Node ends a production process on the first one). */
 let unhandled: unknown[] = [];

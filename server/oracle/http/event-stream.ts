@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { PassThrough } from 'node:stream';
 import type { Response } from 'express';
 import { encode, encodeComment } from 'eventsource-encoder';
@@ -32,11 +33,96 @@ export function endEventStreams(http: object): void {
   for (const end of [...streams]) end();
 }
 
+/** An open stream's state, as the shared flush and heartbeat see it. */
+interface OpenStream {
+  body: PassThrough;
+  /** Its headers are not sent yet: they leave with its first frames, or alone at the end of its first tick. */
+  res: Response | undefined;
+  /** Frames written since the last flush. */
+  pending: string[];
+  /** When its next heartbeat is due (ms, performance clock). */
+  heartbeatDue: number;
+}
+
+/**
+ * Frames written in one turn of the event loop leave together: one write per stream with frames, after every
+ * stream's frames of that turn are queued (one `setImmediate` for all of them, however many streams are open).
+ */
+const dirty = new Set<OpenStream>();
+let flushScheduled = false;
+
+function flushAll(): void {
+  flushScheduled = false;
+  for (const stream of dirty) flush(stream);
+  dirty.clear();
+}
+
+function flush(stream: OpenStream): void {
+  const { pending } = stream;
+  if (pending.length === 0) {
+    // Nothing to say in the stream's first tick (a re-join waiting for the next event): headers alone.
+    stream.res?.flushHeaders();
+    stream.res = undefined;
+    return;
+  }
+  stream.res = undefined;
+  const chunk = pending.length === 1 ? (pending[0] as string) : pending.join('');
+  stream.pending = [];
+  stream.body.write(chunk);
+}
+
+function queue(stream: OpenStream, frame: string): void {
+  stream.pending.push(frame);
+  dirty.add(stream);
+  if (!flushScheduled) {
+    flushScheduled = true;
+    setImmediate(flushAll);
+  }
+}
+
+/**
+ * One heartbeat timer per period for every open stream (not one timer per stream): it ticks four times a period
+ * and sends each stream whose period has passed since it opened (or since its last heartbeat) a comment.
+ */
+const heartbeats = new Map<number, { streams: Set<OpenStream>; timer: NodeJS.Timeout }>();
+const HEARTBEAT_COMMENT = encodeComment('heartbeat');
+
+function startHeartbeat(stream: OpenStream, periodMs: number): () => void {
+  let beat = heartbeats.get(periodMs);
+  if (!beat) {
+    const streams = new Set<OpenStream>();
+    const timer = setInterval(
+      () => {
+        const now = performance.now();
+        for (const s of streams) {
+          if (s.heartbeatDue > now) continue;
+          s.heartbeatDue = now + periodMs;
+          queue(s, HEARTBEAT_COMMENT);
+        }
+      },
+      Math.max(1, Math.floor(periodMs / 4)),
+    );
+    timer.unref();
+    beat = { streams, timer };
+    heartbeats.set(periodMs, beat);
+  }
+  const own = beat;
+  stream.heartbeatDue = performance.now() + periodMs;
+  own.streams.add(stream);
+  return () => {
+    own.streams.delete(stream);
+    if (own.streams.size === 0) {
+      clearInterval(own.timer);
+      heartbeats.delete(periodMs);
+    }
+  };
+}
+
 /**
  * Starts a server-sent events answer: the streaming headers (no caching, no proxy buffering), frames of
  * `id` / `event` / one-line JSON `data` (framed by eventsource-encoder; the frames of one event-loop turn are
- * written together), and a heartbeat comment every
- * `heartbeatMs` so proxies keep the connection open.
+ * written together, see {@link queue}), and a heartbeat comment every `heartbeatMs` so proxies keep the
+ * connection open (one shared timer, see {@link startHeartbeat}).
  */
 export function openEventStream(
   res: Response,
@@ -49,39 +135,30 @@ export function openEventStream(
   // the connection after the stream, or the proxy's next request on it is answered 400).
   res.setHeader('x-accel-buffering', 'no');
   for (const [name, value] of Object.entries(options.headers ?? {})) res.setHeader(name, value);
-  res.flushHeaders();
 
   const body = new PassThrough();
   const controller = new AbortController();
-  // Frames written in one turn of the event loop leave in one write (a model streaming fast emits many).
-  let pending: string[] = [];
-  let scheduled: NodeJS.Immediate | undefined;
-  const flush = (): void => {
-    scheduled = undefined;
-    if (pending.length === 0) return;
-    const chunk = pending.length === 1 ? (pending[0] as string) : pending.join('');
-    pending = [];
-    body.write(chunk);
-  };
-  const queue = (frame: string): void => {
-    pending.push(frame);
-    scheduled ??= setImmediate(flush);
-  };
-  const heartbeat = setInterval(() => queue(encodeComment('heartbeat')), options.heartbeatMs);
-  heartbeat.unref();
+  // The headers leave with the first frames (one write, not two), at the latest at the end of this tick.
+  const stream: OpenStream = { body, res, pending: [], heartbeatDue: 0 };
+  dirty.add(stream);
+  if (!flushScheduled) {
+    flushScheduled = true;
+    setImmediate(flushAll);
+  }
+  const stopHeartbeat = startHeartbeat(stream, options.heartbeatMs);
   const server = serverOf(res);
   const end = (): void => {
     if (controller.signal.aborted) return;
     if (server) openStreams.get(server)?.delete(drainEnd);
-    clearInterval(heartbeat);
-    if (scheduled) clearImmediate(scheduled);
-    flush();
+    stopHeartbeat();
+    dirty.delete(stream);
+    flush(stream);
     controller.abort();
     body.end();
   };
   const drainEnd = (): void => {
     if (controller.signal.aborted) return;
-    pending.push(encodeComment('draining'));
+    stream.pending.push(encodeComment('draining'));
     end();
   };
   if (server) {
@@ -95,7 +172,7 @@ export function openEventStream(
     signal: controller.signal,
     write: (record) => {
       if (controller.signal.aborted) return;
-      queue(encode({ id: record.id, event: record.event, data: JSON.stringify(record.data) }));
+      queue(stream, encode({ id: record.id, event: record.event, data: JSON.stringify(record.data) }));
     },
     end,
   };

@@ -10,7 +10,7 @@ import type { TokenVerifier } from '../auth/token-verifier.js';
 import type { OracleIdentity } from '../identity.js';
 import type { ModelRegistry } from '../models/registry.js';
 import type { RunManager } from '../runs/run-manager.js';
-import type { TurnRequest } from '../runtime/turn-loop.js';
+import type { TurnRequest } from '../runs/turn.js';
 import type { TurnLimits } from '../limits/turn-limits.js';
 import type { DelegationStore } from '../store/delegations.js';
 import type { RoomStore } from '../store/rooms.js';
@@ -142,6 +142,7 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
       await ownedSession(res, params.sessionId);
       await manager.deleteSession(params.sessionId);
       await sessions.delete(caller(res).userDid, params.sessionId);
+      messages.forget(params.sessionId);
       return { status: 200, body: { message: 'Session deleted.' } };
     },
 
@@ -248,9 +249,9 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
         runId,
         0,
         (record) => {
-          if (record.event === 'message') content += (record.data as { content: string }).content;
+          if (record.event === 'message') content += record.data.content;
           if (record.event === 'done') {
-            const done = record.data as { status: string; partialText?: string };
+            const done = record.data;
             status = done.status;
             if (done.partialText !== undefined) content = done.partialText;
           }

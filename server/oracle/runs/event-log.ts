@@ -1,10 +1,25 @@
-import type { ServerEventName } from '../../../contracts/events.js';
+import type { ServerEventName, ServerEventPayload } from '../../../contracts/events.js';
 
-/** One event of a run, as stored and replayed: its id (integer, growing within the run), name and payload. */
-export interface RunEventRecord {
+/** One event of a run named `N`: its id (integer, growing within the run), name and payload. */
+export interface RunEventOf<N extends ServerEventName> {
   id: number;
-  event: ServerEventName;
-  data: unknown;
+  event: N;
+  data: ServerEventPayload<N>;
+}
+
+/**
+ * One event of a run, as stored and replayed: a union over the event names, so that testing `event` gives
+ * `data` its payload's type.
+ */
+export type RunEventRecord = { [N in ServerEventName]: RunEventOf<N> }[ServerEventName];
+
+/** The record of an event (its name and payload typed together). */
+export function runEvent<N extends ServerEventName>(
+  id: number,
+  event: N,
+  data: ServerEventPayload<N>,
+): RunEventRecord {
+  return { id, event, data } as RunEventOf<N> as RunEventRecord;
 }
 
 /**

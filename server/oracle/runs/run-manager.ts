@@ -1,12 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { RunEndStatus, ServerEventName, ServerEventPayload } from '../../../contracts/events.js';
 import type { Logger } from '../../logger.js';
-import type { TurnOutcome, TurnRequest } from '../runtime/turn-loop.js';
+import type { TurnOutcome, TurnRequest } from './turn.js';
 import type { MessageStore } from '../store/messages.js';
 import { IN_FLIGHT, type RunRow, type RunStore } from '../store/runs.js';
 import type { SessionRef, SessionStore } from '../store/sessions.js';
 import type { ControlBus } from './control-bus.js';
-import { firstIdOfAttempt, IDS_PER_ATTEMPT, type RunEventLog, type RunEventRecord } from './event-log.js';
+import {
+  firstIdOfAttempt,
+  IDS_PER_ATTEMPT,
+  runEvent,
+  type RunEventLog,
+  type RunEventRecord,
+} from './event-log.js';
 
 /**
  * Whether `record` cannot directly follow event `last`: ids of an attempt are consecutive, and an attempt
@@ -90,8 +96,8 @@ export class RunManager {
   private readonly unsubscribe: () => void;
   private closing = false;
 
-  constructor(private readonly o: RunManagerOptions) {
-    this.unsubscribe = o.bus.subscribe((message) => {
+  constructor(private readonly options: RunManagerOptions) {
+    this.unsubscribe = options.bus.subscribe((message) => {
       if (message.type === 'abort') this.stopLocal(message.runId, message.reason);
     });
   }
@@ -100,18 +106,18 @@ export class RunManager {
   async start(): Promise<void> {
     const every = (ms: number, fn: () => Promise<void>): void => {
       const timer = setInterval(() => {
-        fn().catch((err: unknown) => this.o.logger.warn({ err }, 'runs: background task failed'));
+        fn().catch((err: unknown) => this.options.logger.warn({ err }, 'runs: background task failed'));
       }, ms);
       timer.unref();
       this.timers.push(timer);
     };
-    every(Math.max(250, Math.floor(this.o.leaseMs / 3)), () =>
-      this.o.runs.renew(this.instanceId, [...this.active.keys()], this.o.leaseMs),
+    every(Math.max(250, Math.floor(this.options.leaseMs / 3)), () =>
+      this.options.runs.renew(this.instanceId, [...this.active.keys()], this.options.leaseMs),
     );
-    every(this.o.checkpointMs ?? 1000, () => this.checkpointAll());
-    if (!this.o.exclusiveDatabase)
-      every(Math.max(500, Math.floor(this.o.leaseMs / 2)), () => this.recover(false));
-    await this.recover(this.o.exclusiveDatabase);
+    every(this.options.checkpointMs ?? 1000, () => this.checkpointAll());
+    if (!this.options.exclusiveDatabase)
+      every(Math.max(500, Math.floor(this.options.leaseMs / 2)), () => this.recover(false));
+    await this.recover(this.options.exclusiveDatabase);
   }
 
   /**
@@ -140,7 +146,7 @@ export class RunManager {
         status: 'running',
         attempt: 1,
         owner: this.instanceId,
-        lease_expires_at: new Date(now.getTime() + this.o.leaseMs),
+        lease_expires_at: new Date(now.getTime() + this.options.leaseMs),
         partial_text: '',
         last_event_id: 0,
         tools_started: false,
@@ -159,7 +165,7 @@ export class RunManager {
     // before the turn fails.
     const recorded = this.untilStored(
       () =>
-        this.o.runs
+        this.options.runs
           .createWithQuestion(
             {
               runId,
@@ -167,7 +173,7 @@ export class RunManager {
               userDid: params.userDid,
               requestId: params.requestId,
               owner: this.instanceId,
-              leaseMs: this.o.leaseMs,
+              leaseMs: this.options.leaseMs,
               request,
             },
             {
@@ -179,8 +185,8 @@ export class RunManager {
             },
             params.request.message.replace(/\s+/g, ' ').trim().slice(0, 80),
           )
-          .then((row) => {
-            run.row = row;
+          .then((stamps) => {
+            run.row = { ...run.row, ...stamps };
           }),
       RECORD_RETRY_MS,
     );
@@ -243,7 +249,7 @@ export class RunManager {
       replaying = true;
       while (!finished) {
         try {
-          for (const record of await this.o.log.read(runId, last)) deliver(record);
+          for (const record of await this.options.log.read(runId, last)) deliver(record);
           break;
         } catch {
           await new Promise((resolve) => setTimeout(resolve, 250));
@@ -255,19 +261,19 @@ export class RunManager {
     };
     signal.addEventListener('abort', finish, { once: true });
     if (signal.aborted) return;
-    unsubscribe = await this.o.log.subscribe(runId, (record) => {
+    unsubscribe = await this.options.log.subscribe(runId, (record) => {
       if (replaying) buffered.push(record);
       else deliver(record);
     });
     if (finished) unsubscribe();
-    for (const record of await this.o.log.read(runId, after)) deliver(record);
+    for (const record of await this.options.log.read(runId, after)) deliver(record);
     replaying = false;
     for (const record of buffered.splice(0)) deliver(record);
     // A run this instance executes writes its `done` to the log we subscribed to: no need to ask the database.
     // A run that ended elsewhere records the id of its `done`: asked for what comes after it, there is
     // nothing more; otherwise its `done` is on its way (it is written just after the run ends).
     if (!finished && !this.active.has(runId)) {
-      const row = await this.o.runs.get(runId);
+      const row = await this.options.runs.get(runId);
       if (!row) finish();
       else if (!IN_FLIGHT.includes(row.status)) {
         if (after >= Number(row.last_event_id)) finish();
@@ -280,7 +286,7 @@ export class RunManager {
   /** Whether a run's events can still be followed: it is in flight, or its events are retained. */
   async followable(row: RunRow): Promise<boolean> {
     if (IN_FLIGHT.includes(row.status)) return true;
-    return (await this.o.log.read(row.run_id, 0)).length > 0;
+    return (await this.options.log.read(row.run_id, 0)).length > 0;
   }
 
   /**
@@ -298,12 +304,12 @@ export class RunManager {
     }
     await Promise.all(runs.map((r) => r.finished));
     await this.checkpointAll().catch(() => undefined);
-    await this.o.runs
+    await this.options.runs
       .release(
         this.instanceId,
         runs.map((r) => r.row.run_id),
       )
-      .catch((err: unknown) => this.o.logger.warn({ err }, 'runs: could not release runs at shutdown'));
+      .catch((err: unknown) => this.options.logger.warn({ err }, 'runs: could not release runs at shutdown'));
   }
 
   // --- internals ---
@@ -328,26 +334,33 @@ export class RunManager {
 
   private emit<N extends ServerEventName>(run: ActiveRun, event: N, data: ServerEventPayload<N>): void {
     if (run.nextId % IDS_PER_ATTEMPT === 0) throw new Error('a run attempt may not write a million events');
-    const record: RunEventRecord = { id: run.nextId++, event, data };
+    const record = runEvent(run.nextId++, event, data);
     run.lastId = record.id;
-    if (event === 'message') run.partialText += (data as ServerEventPayload<'message'>).content;
-    if (event === 'tool_call' || event === 'browser_tool_call' || event === 'action_call') {
+    if (record.event === 'message') run.partialText += record.data.content;
+    if (
+      record.event === 'tool_call' ||
+      record.event === 'browser_tool_call' ||
+      record.event === 'action_call'
+    ) {
       if (!run.toolsStarted) {
         run.toolsStarted = true;
-        // Saved at once: a crash from here on must not re-run the tool. (With the database down it is
-        // saved by the next checkpoint; until then a crash would resume the run and call the tool again.)
-        this.checkpoint(run).catch((err: unknown) => {
+        // Saved at once: a crash from here on must not re-run the tool. Not saved (a busy pool): the next
+        // periodic checkpoint tries again (the run stays dirty), and the process goes on.
+        void this.checkpoint(run).catch((err: unknown) => {
           run.dirty = true;
-          this.o.logger.warn({ err, runId: run.row.run_id }, 'runs: could not save that a tool started');
+          this.options.logger.warn(
+            { err, runId: run.row.run_id },
+            'runs: could not save that a tool started',
+          );
         });
       }
     }
     run.dirty = true;
-    const stored = this.o.log.append(run.row.run_id, record);
+    const stored = this.options.log.append(run.row.run_id, record);
     // Writes to a shared log are ordered: waiting for the last one waits for them all.
     if (stored) {
       run.appends = stored.catch((err: unknown) =>
-        this.o.logger.warn(
+        this.options.logger.warn(
           { err, runId: run.row.run_id },
           'runs: an event could not be stored for re-joining',
         ),
@@ -370,7 +383,7 @@ export class RunManager {
       try {
         await recorded;
         const { row } = run;
-        outcome = await this.o.execute({
+        outcome = await this.options.execute({
           row,
           session,
           request,
@@ -379,7 +392,7 @@ export class RunManager {
           signal: run.controller.signal,
         });
       } catch (err) {
-        this.o.logger.error({ err, runId: run.row.run_id }, 'runs: the turn failed to run');
+        this.options.logger.error({ err, runId: run.row.run_id }, 'runs: the turn failed to run');
         outcome = {
           status: 'failed',
           text: run.partialText,
@@ -390,7 +403,7 @@ export class RunManager {
       }
       if (run.stopReason === 'shutdown') {
         this.active.delete(run.row.run_id);
-        this.o.onRunEnded?.(run.row);
+        this.options.onRunEnded?.(run.row);
         await run.appends.catch(() => undefined);
         return;
       }
@@ -422,7 +435,7 @@ export class RunManager {
       // finds it. A follower on another instance that sees the run ended before `done` reaches it looks again.
       await run.appends.catch(() => undefined);
       await this.untilStored(() =>
-        this.o.runs.endWithAnswer(
+        this.options.runs.endWithAnswer(
           row.run_id,
           // The id `done` will have (after an `error` event when the turn failed).
           {
@@ -452,11 +465,11 @@ export class RunManager {
       this.emit(run, 'done', status === 'finished' ? { status } : { status, partialText: text });
       await run.appends.catch(() => undefined);
     } catch (err) {
-      this.o.logger.error({ err, runId: row.run_id }, 'runs: could not record the end of a run');
+      this.options.logger.error({ err, runId: row.run_id }, 'runs: could not record the end of a run');
     } finally {
       this.active.delete(row.run_id);
-      this.o.onRunEnded?.(row);
-      await this.o.log.retain(row.run_id, this.o.retentionSeconds).catch(() => undefined);
+      this.options.onRunEnded?.(row);
+      await this.options.log.retain(row.run_id, this.options.retentionSeconds).catch(() => undefined);
     }
   }
 
@@ -494,9 +507,9 @@ export class RunManager {
   ): Promise<boolean> {
     // With a database of its own, the runs in flight are this instance's (those of a previous start were
     // resumed at start-up): no need to ask the database.
-    const rows = this.o.exclusiveDatabase
+    const rows = this.options.exclusiveDatabase
       ? [...this.active.values()].filter((r) => r.row.session_id === sessionId).map((r) => r.row)
-      : await this.o.runs.inFlight(sessionId);
+      : await this.options.runs.inFlight(sessionId);
     const waits: Promise<void>[] = [];
     for (const row of rows) {
       const local = this.active.get(row.run_id);
@@ -514,7 +527,7 @@ export class RunManager {
         this.stopLocal(row.run_id, reason);
         waits.push(local.finished);
       } else if (row.lease_expires_at && row.lease_expires_at.getTime() > Date.now()) {
-        await this.o.bus.publish({
+        await this.options.bus.publish({
           type: 'abort',
           runId: row.run_id,
           reason: reason === 'shutdown' ? 'aborted' : reason,
@@ -532,7 +545,7 @@ export class RunManager {
   private async waitEnded(runId: string, timeoutMs: number): Promise<void> {
     const until = Date.now() + timeoutMs;
     while (Date.now() < until) {
-      const row = await this.o.runs.get(runId);
+      const row = await this.options.runs.get(runId);
       if (!row || !IN_FLIGHT.includes(row.status)) return;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -543,9 +556,9 @@ export class RunManager {
     const partialText = await this.partialTextOf(row);
     // Above every id of the attempt that was cut off.
     const id = firstIdOfAttempt(row.attempt);
-    if (!(await this.o.runs.end(row.run_id, { status, partialText, lastEventId: id }))) return;
+    if (!(await this.options.runs.end(row.run_id, { status, partialText, lastEventId: id }))) return;
     if (partialText) {
-      await this.o.messages
+      await this.options.messages
         .insert({
           id: row.request_id,
           sessionId: row.session_id,
@@ -555,21 +568,21 @@ export class RunManager {
         })
         .catch(() => undefined);
     }
-    await this.o.log
+    await this.options.log
       .append(row.run_id, { id, event: 'done', data: { status, partialText } })
       ?.catch(() => undefined);
-    await this.o.log.retain(row.run_id, this.o.retentionSeconds).catch(() => undefined);
+    await this.options.log.retain(row.run_id, this.options.retentionSeconds).catch(() => undefined);
   }
 
   /** The answer so far: rebuilt from the retained events when there are any, else the last checkpoint. */
   private async partialTextOf(row: RunRow): Promise<string> {
-    const records = await this.o.log.read(row.run_id, 0).catch(() => [] as RunEventRecord[]);
+    const records = await this.options.log.read(row.run_id, 0).catch(() => [] as RunEventRecord[]);
     if (records.length === 0) return row.partial_text;
     let text = '';
     for (const r of records) {
-      if (r.event === 'message') text += (r.data as ServerEventPayload<'message'>).content;
+      if (r.event === 'message') text += r.data.content;
       if (r.event === 'run') {
-        const partialLength = (r.data as ServerEventPayload<'run'>).partialLength;
+        const { partialLength } = r.data;
         if (partialLength !== undefined) text = text.slice(0, partialLength);
       }
     }
@@ -579,19 +592,27 @@ export class RunManager {
   /** Claims runs whose instance is gone and resumes them (or ends them `interrupted`). */
   private async recover(all: boolean): Promise<void> {
     if (this.closing) return;
-    const rows = await this.o.runs.claimOrphans(this.instanceId, this.o.leaseMs, 20, all);
-    for (const row of rows) await this.resume(row);
+    const rows = await this.options.runs.claimOrphans(this.instanceId, this.options.leaseMs, 20, all);
+    for (const row of rows) {
+      // Its lease ran out while this instance executes it (renewals came late, a busy database): it is not
+      // an orphan. The claim renewed the lease; it goes on running here, not resumed or cut off a second time.
+      if (this.active.has(row.run_id)) await this.options.runs.markRunning(row.run_id, this.instanceId);
+      else await this.resume(row);
+    }
   }
 
   private async resume(row: RunRow): Promise<void> {
     const partialText = await this.partialTextOf(row);
-    const records = await this.o.log.read(row.run_id, 0).catch(() => [] as RunEventRecord[]);
+    const records = await this.options.log.read(row.run_id, 0).catch(() => [] as RunEventRecord[]);
     const calledTools =
       row.tools_started ||
       records.some(
         (r) => r.event === 'tool_call' || r.event === 'browser_tool_call' || r.event === 'action_call',
       );
-    this.o.logger.info({ runId: row.run_id, attempt: row.attempt, calledTools }, 'runs: recovering a run');
+    this.options.logger.info(
+      { runId: row.run_id, attempt: row.attempt, calledTools },
+      'runs: recovering a run',
+    );
     if (calledTools) {
       // Re-running the turn could repeat a tool's side effect: end it with what it had.
       const run = this.track(row, partialText);
@@ -611,18 +632,36 @@ export class RunManager {
       resumed: true,
       partialLength: partialText.length,
     });
-    await this.o.runs.markRunning(row.run_id, this.instanceId);
+    await this.options.runs.markRunning(row.run_id, this.instanceId);
     this.execute(run, row.request as unknown as TurnRequest, partialText);
   }
 
+  /** Saves every run that moved since its last checkpoint, in one statement. */
   private async checkpointAll(): Promise<void> {
-    await Promise.all([...this.active.values()].filter((r) => r.dirty).map((r) => this.checkpoint(r)));
+    const runs = [...this.active.values()].filter((r) => r.dirty);
+    if (runs.length === 0) return;
+    for (const run of runs) run.dirty = false;
+    await this.options.runs
+      .checkpointMany(
+        this.instanceId,
+        runs.map((run) => ({
+          runId: run.row.run_id,
+          partialText: run.partialText,
+          lastEventId: run.lastId,
+          toolsStarted: run.toolsStarted,
+        })),
+      )
+      .catch((err: unknown) => {
+        // Tried again at the next tick of the timer.
+        for (const run of runs) run.dirty = true;
+        throw err;
+      });
   }
 
   private async checkpoint(run: ActiveRun): Promise<void> {
     run.dirty = false;
     try {
-      await this.o.runs.checkpoint(run.row.run_id, this.instanceId, {
+      await this.options.runs.checkpoint(run.row.run_id, this.instanceId, {
         partialText: run.partialText,
         lastEventId: run.lastId,
         toolsStarted: run.toolsStarted,

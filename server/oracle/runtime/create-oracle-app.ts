@@ -20,7 +20,7 @@ import { createRedisRunEventLog } from '../runs/redis-event-log.js';
 import { RunManager } from '../runs/run-manager.js';
 import { createOracleSockets } from '../socket/socket-server.js';
 import { DelegationStore } from '../store/delegations.js';
-import { MessageStore } from '../store/messages.js';
+import { MessageStore, THREAD_WINDOW } from '../store/messages.js';
 import { RoomStore } from '../store/rooms.js';
 import { RunStore } from '../store/runs.js';
 import { SessionStore } from '../store/sessions.js';
@@ -147,9 +147,11 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     'oracle: plugins booted',
   );
 
-  const sessions = new SessionStore(db, identity.did, { exclusive: options.db.kind === 'pglite' });
-  const messages = new MessageStore(db);
-  const runs = new RunStore(db);
+  // Embedded PGlite: this process is the database's only user, so what it wrote can be remembered.
+  const exclusive = options.db.kind === 'pglite';
+  const sessions = new SessionStore(db, identity.did, { exclusive });
+  const messages = new MessageStore(db, { exclusive });
+  const runs = new RunStore(db, messages);
   const delegations = new DelegationStore(db, identity.did);
   const rooms = new RoomStore(db, identity.did);
   const prefix = `${options.redisPrefix}oracle:`;
@@ -185,7 +187,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     execute: async ({ row, session: known, request, continueFrom, emit, signal }) => {
       const [session, history] = await Promise.all([
         known ?? sessions.owned(row.user_did, row.session_id),
-        messages.recent(row.session_id, 51),
+        messages.recent(row.session_id, THREAD_WINDOW),
       ]);
       const model = models.get(request.model ?? models.default) ?? models.get(models.default);
       if (!model) throw new Error('no model is configured');

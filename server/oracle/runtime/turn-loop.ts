@@ -2,21 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { zodToJsonSchema } from 'zod-to-json-schema';
 import type { ServerEventName, ServerEventPayload } from '../../../contracts/events.js';
-import type { AgActionSpec, BrowserToolSpec, MessageDto, StoredToolCall } from '../../../contracts/oracle.js';
+import type { BrowserToolSpec, MessageDto, StoredToolCall } from '../../../contracts/oracle.js';
+import type { TurnOutcome, TurnRequest } from '../runs/turn.js';
 import type { Logger } from '../../logger.js';
 import type { ChatModel, ModelMessage, ModelTool, ModelToolCall } from '../models/model.js';
 import type { FrontendBridge } from './frontend-bridge.js';
 import { toolOutputText, type ServerTool, type ToolContext } from './tools.js';
 
-/** What a turn was asked, as stored with its run (no token ever: it is replayed to resume the run). */
-export interface TurnRequest {
-  message: string;
-  model?: string | undefined;
-  tools?: BrowserToolSpec[] | undefined;
-  agActions?: AgActionSpec[] | undefined;
-  metadata?: Record<string, unknown> | undefined;
-  timezone?: string | undefined;
-}
+export type { TurnOutcome, TurnRequest } from '../runs/turn.js';
 
 /** Sends one event of the turn (to the run's event log). */
 export type TurnEmit = <N extends ServerEventName>(event: N, data: ServerEventPayload<N>) => void;
@@ -47,15 +40,9 @@ export interface TurnDeps {
   signal: AbortSignal;
 }
 
-/** How a turn ended and what it produced (folded into one AI message). */
-export interface TurnOutcome {
-  status: 'finished' | 'aborted' | 'failed';
-  text: string;
-  reasoning: string;
-  toolCalls: StoredToolCall[];
-  /** A failure's message, safe to show (no stack, no secret). */
-  error?: string | undefined;
-}
+/** Where a tool call stands, as its events say it. */
+type ToolCallState =
+  { status: 'isRunning' } | { status: 'done'; output: string } | { status: 'error'; error: string };
 
 /** Most model calls of one turn (each tool round trip is one more). */
 export const MAX_STEPS = 8;
@@ -109,6 +96,24 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOut
     emit('render_component', { ...ref, eventId, componentName: name, args, status: 'done' });
     outcome.toolCalls.push({ id: eventId, name, kind: 'component', args, status: 'done' });
   };
+  /** The payload every event about `call` starts with: the turn, the call's id, the tool and its arguments. */
+  const callPayload = (call: ModelToolCall) => ({
+    ...ref,
+    toolCallId: call.id,
+    toolName: call.name,
+    args: call.args,
+  });
+  /** A `tool_call` event (its `eventId` is the call's id) in the given state; the fields in the wire's order. */
+  const emitToolCall = (call: ModelToolCall, state: ToolCallState): void =>
+    emit('tool_call', {
+      ...ref,
+      toolCallId: call.id,
+      eventId: call.id,
+      toolName: call.name,
+      args: call.args,
+      ...state,
+    });
+
   const toolContext: Omit<ToolContext, 'signal'> = {
     userDid: input.userDid,
     sessionId: input.sessionId,
@@ -188,59 +193,24 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOut
   async function runCall(call: ModelToolCall): Promise<StoredToolCall> {
     const server = serverTools.get(call.name);
     if (server) {
-      emit('tool_call', {
-        ...ref,
-        toolCallId: call.id,
-        eventId: call.id,
-        toolName: call.name,
-        args: call.args,
-        status: 'isRunning',
-      });
+      emitToolCall(call, { status: 'isRunning' });
       const result = await runServerTool(server, call, { ...toolContext, signal });
-      emit('tool_call', {
-        ...ref,
-        toolCallId: call.id,
-        eventId: call.id,
-        toolName: call.name,
-        args: call.args,
-        ...result,
-      });
+      emitToolCall(call, result);
       return { id: call.id, name: call.name, kind: 'tool', args: call.args, ...result };
     }
     const browser = browserTools.get(call.name);
     const action = browser ? undefined : actions.get(call.name);
     if (!browser && !action) {
       const error = `There is no tool named ${call.name}.`;
-      emit('tool_call', {
-        ...ref,
-        toolCallId: call.id,
-        eventId: call.id,
-        toolName: call.name,
-        args: call.args,
-        status: 'error',
-        error,
-      });
+      emitToolCall(call, { status: 'error', error });
       return { id: call.id, name: call.name, kind: 'tool', args: call.args, status: 'error', error };
     }
     const kind = browser ? 'browser_tool' : 'action';
     if (kind === 'browser_tool') {
-      emit('tool_call', {
-        ...ref,
-        toolCallId: call.id,
-        eventId: call.id,
-        toolName: call.name,
-        args: call.args,
-        status: 'isRunning',
-      });
-      emit('browser_tool_call', { ...ref, toolCallId: call.id, toolName: call.name, args: call.args });
+      emitToolCall(call, { status: 'isRunning' });
+      emit('browser_tool_call', callPayload(call));
     } else {
-      emit('action_call', {
-        ...ref,
-        toolCallId: call.id,
-        toolName: call.name,
-        args: call.args,
-        status: 'isRunning',
-      });
+      emit('action_call', { ...callPayload(call), status: 'isRunning' });
     }
     const answer = await deps.bridge.call({
       kind,
@@ -256,18 +226,8 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOut
     const result = answer.ok
       ? { status: 'done' as const, output: toolOutputText(answer.result) }
       : { status: 'error' as const, error: answer.error };
-    if (kind === 'browser_tool') {
-      emit('tool_call', {
-        ...ref,
-        toolCallId: call.id,
-        eventId: call.id,
-        toolName: call.name,
-        args: call.args,
-        ...result,
-      });
-    } else {
-      emit('action_call', { ...ref, toolCallId: call.id, toolName: call.name, args: call.args, ...result });
-    }
+    if (kind === 'browser_tool') emitToolCall(call, result);
+    else emit('action_call', { ...callPayload(call), ...result });
     return { id: call.id, name: call.name, kind, args: call.args, ...result };
   }
 }

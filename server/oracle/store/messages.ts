@@ -22,19 +22,84 @@ export class BadCursorError extends Error {
   override name = 'BadCursorError';
 }
 
+/** The newest messages of a session a thread cache keeps (a turn reads at most this many). */
+export const THREAD_WINDOW = 51;
+/** How many sessions' threads an instance with an exclusive database keeps. */
+const REMEMBERED_THREADS = 2_000;
+
 /**
  * Messages of chat sessions, in `seq` order. Cursors are opaque to clients: base64url of `s<seq>`, so paging is
  * stable while new messages arrive.
  */
 export class MessageStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  /**
+   * The newest {@link THREAD_WINDOW} messages of recently used sessions, oldest first: only with an exclusive
+   * database, where every message is written through this process (this store, or {@link stored} after a
+   * statement of another store). A turn then reads its thread without a query.
+   */
+  private readonly threads: Map<string, MessageDto[]> | undefined;
+  /** Sessions whose thread is being read: set to true when one of their messages is written meanwhile. */
+  private readonly reading = new Map<string, { stale: boolean }>();
+
+  /**
+   * @param options.exclusive this process is the database's only user (embedded PGlite): the threads of the
+   *   sessions it has read are kept up to date in memory.
+   */
+  constructor(
+    private readonly db: Kysely<Database>,
+    options: { exclusive?: boolean } = {},
+  ) {
+    this.threads = options.exclusive ? new Map() : undefined;
+  }
 
   async insert(message: NewMessage): Promise<void> {
     await this.db
       .insertInto('oracle_messages')
       .values(messageRow(message))
       .onConflict((oc) => oc.columns(['session_id', 'id']).doNothing())
-      .execute();
+      .execute()
+      .then(
+        () => this.stored(message),
+        (err: unknown) => {
+          this.forget(message.sessionId);
+          throw err;
+        },
+      );
+  }
+
+  /**
+   * Tells the thread cache that `message` was stored (by a statement of another store). Call it once the
+   * statement succeeded, in the order the statements ran; after a failed one, call {@link forget}.
+   */
+  stored(message: NewMessage, createdAt: Date = new Date()): void {
+    const read = this.reading.get(message.sessionId);
+    if (read) read.stale = true;
+    const thread = this.threads?.get(message.sessionId);
+    if (!thread) return;
+    // An id already stored is not inserted again (ON CONFLICT DO NOTHING).
+    if (thread.some((m) => m.id === message.id)) return;
+    thread.push(
+      toDto({
+        seq: 0,
+        id: message.id,
+        session_id: message.sessionId,
+        type: message.type,
+        content: message.content,
+        tool_calls: message.toolCalls?.length ? message.toolCalls : null,
+        reasoning: message.reasoning || null,
+        run_status: message.runStatus ?? null,
+        attachment: message.attachment ?? null,
+        created_at: createdAt,
+      }),
+    );
+    if (thread.length > THREAD_WINDOW) thread.shift();
+  }
+
+  /** Drops a session's cached thread (it was deleted, or a write's outcome is unknown). */
+  forget(sessionId: string): void {
+    const read = this.reading.get(sessionId);
+    if (read) read.stale = true;
+    this.threads?.delete(sessionId);
   }
 
   /** Stores a message and marks its session active, in one statement. */
@@ -50,7 +115,14 @@ export class MessageStore {
       .updateTable('oracle_sessions')
       .set({ last_updated_at: new Date() })
       .where('session_id', '=', message.sessionId)
-      .execute();
+      .execute()
+      .then(
+        () => this.stored(message),
+        (err: unknown) => {
+          this.forget(message.sessionId);
+          throw err;
+        },
+      );
   }
 
   /** The whole thread, oldest first. */
@@ -66,14 +138,32 @@ export class MessageStore {
 
   /** The messages a model sees as the thread so far (oldest first, at most `limit` of the newest). */
   async recent(sessionId: string, limit: number): Promise<MessageDto[]> {
-    const rows = await this.db
-      .selectFrom('oracle_messages')
-      .selectAll()
-      .where('session_id', '=', sessionId)
-      .orderBy('seq', 'desc')
-      .limit(limit)
-      .execute();
-    return rows.reverse().map(toDto);
+    const cached = limit <= THREAD_WINDOW ? this.threads?.get(sessionId) : undefined;
+    if (cached) return cached.slice(-limit);
+    const keep = this.threads !== undefined && limit <= THREAD_WINDOW && !this.reading.has(sessionId);
+    const read = { stale: false };
+    if (keep) this.reading.set(sessionId, read);
+    let rows: Row[];
+    try {
+      rows = await this.db
+        .selectFrom('oracle_messages')
+        .selectAll()
+        .where('session_id', '=', sessionId)
+        .orderBy('seq', 'desc')
+        .limit(keep ? THREAD_WINDOW : limit)
+        .execute();
+    } finally {
+      if (keep) this.reading.delete(sessionId);
+    }
+    const thread = rows.reverse().map(toDto);
+    // Kept unless a message of the session was written while it was read (the rows may miss it).
+    if (this.threads && keep && !read.stale) {
+      if (this.threads.size >= REMEMBERED_THREADS)
+        this.threads.delete(this.threads.keys().next().value as string);
+      this.threads.set(sessionId, thread);
+      return thread.slice(-limit);
+    }
+    return thread;
   }
 
   /** One page (TranscriptPage): the newest without a cursor, older with `before`, newer with `after`. */

@@ -1,12 +1,23 @@
 import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { RunInfo, RunStatus } from '../../../contracts/oracle.js';
 import type { Database, OracleRunsTable } from '../../db/schema.js';
-import { messageRow, type NewMessage } from './messages.js';
+import { messageRow, type MessageStore, type NewMessage } from './messages.js';
 
 export type RunRow = Selectable<OracleRunsTable>;
 
 /** Statuses of a run in flight. */
 export const IN_FLIGHT: readonly RunStatus[] = ['queued', 'running', 'recovering'];
+
+/** How many runs one checkpoint statement saves at most. */
+const CHECKPOINT_BATCH = 500;
+
+/** How far a run got: what a checkpoint saves. */
+export interface RunCheckpoint {
+  runId: string;
+  partialText: string;
+  lastEventId: number;
+  toolsStarted: boolean;
+}
 
 /** A run about to start on this instance. */
 export interface NewRun {
@@ -21,14 +32,36 @@ export interface NewRun {
 
 /** Durable run records. An instance owns a run while its lease holds and renews it; expired leases are claimed. */
 export class RunStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  /** @param messages told of the messages this store's statements write (its thread cache). */
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly messages?: MessageStore,
+  ) {}
+
+  /** Tells the message store how a statement that wrote `message` went. */
+  private wrote<T>(message: NewMessage, statement: Promise<T>, createdAt?: (result: T) => Date): Promise<T> {
+    return statement.then(
+      (result) => {
+        this.messages?.stored(message, createdAt?.(result));
+        return result;
+      },
+      (err: unknown) => {
+        this.messages?.forget(message.sessionId);
+        throw err;
+      },
+    );
+  }
 
   /**
    * Starts a turn in one statement: stores the user's message, marks the session active (its title from
-   * the first message), and records the run.
+   * the first message), and records the run. Answers the run's stamps (the rest of its row is what was given).
    */
-  async createWithQuestion(run: NewRun, question: NewMessage, title: string): Promise<RunRow> {
-    return this.db
+  async createWithQuestion(
+    run: NewRun,
+    question: NewMessage,
+    title: string,
+  ): Promise<Pick<RunRow, 'created_at' | 'updated_at' | 'lease_expires_at'>> {
+    const statement = this.db
       .with('question', (db) =>
         db
           .insertInto('oracle_messages')
@@ -54,8 +87,10 @@ export class RunStore {
         lease_expires_at: new Date(Date.now() + run.leaseMs),
         request: JSON.stringify(run.request),
       })
-      .returningAll()
+      .returning(['created_at', 'updated_at', 'lease_expires_at'])
       .executeTakeFirstOrThrow();
+    // The question and the run are stamped in one statement: the same now().
+    return this.wrote(question, statement, (row) => row.created_at);
   }
 
   /**
@@ -68,7 +103,7 @@ export class RunStore {
     answer: NewMessage | undefined,
   ): Promise<boolean> {
     if (!answer) return this.end(runId, ending);
-    const ended = await this.db
+    const statement = this.db
       .with('answer', (db) =>
         db
           .insertInto('oracle_messages')
@@ -98,6 +133,8 @@ export class RunStore {
       .where('status', 'in', IN_FLIGHT)
       .returning('run_id')
       .executeTakeFirst();
+    // The answer is inserted whether or not the run was still in flight (unless its id is taken).
+    const ended = await this.wrote(answer, statement);
     return ended !== undefined;
   }
 
@@ -144,6 +181,28 @@ export class RunStore {
       .where('run_id', '=', runId)
       .where('owner', '=', owner)
       .execute();
+  }
+
+  /**
+   * Saves how far each of several runs got, in one statement per {@link CHECKPOINT_BATCH} runs (the periodic
+   * checkpoint of every run in flight on this instance: one statement, not one per run).
+   */
+  async checkpointMany(owner: string, states: RunCheckpoint[]): Promise<void> {
+    const now = new Date();
+    for (let i = 0; i < states.length; i += CHECKPOINT_BATCH) {
+      const rows = states
+        .slice(i, i + CHECKPOINT_BATCH)
+        .map(
+          (c) =>
+            sql`(${c.runId}::text, ${c.partialText}::text, ${c.lastEventId}::bigint, ${c.toolsStarted}::boolean)`,
+        );
+      await sql`
+        update oracle_runs as r
+        set partial_text = v.partial_text, last_event_id = v.last_event_id,
+            tools_started = r.tools_started or v.tools_started, updated_at = ${now}
+        from (values ${sql.join(rows)}) as v(run_id, partial_text, last_event_id, tools_started)
+        where r.run_id = v.run_id and r.owner = ${owner}`.execute(this.db);
+    }
   }
 
   /** Ends a run (once: a run already ended keeps its first ending). True when this call ended it. */

@@ -58,22 +58,55 @@ export function mergeInstructions(
   return { merged, dropped };
 }
 
+/** How many rooms' records an instance with an exclusive database keeps. */
+const REMEMBERED = 10_000;
+
 /** Preference records, one per room of this oracle, in the database. */
 export class PreferencesStore {
+  /** Records read or written, by room: only with an exclusive database (every write goes through here). */
+  private readonly known: Map<string, UserPreferences | null> | undefined;
+  /** Rooms being read: set to true when the room is written meanwhile (the read may miss the write). */
+  private readonly reading = new Map<string, { stale: boolean }>();
+
+  /**
+   * @param options.exclusive this process is the database's only user (embedded PGlite): records are kept
+   *   in memory once read, so a turn does not query for them.
+   */
   constructor(
     private readonly db: Kysely<Database>,
     private readonly oracleDid: string,
     private readonly logger?: Logger,
-  ) {}
+    options: { exclusive?: boolean } = {},
+  ) {
+    this.known = options.exclusive ? new Map() : undefined;
+  }
+
+  private remember(room: string, record: UserPreferences | null): void {
+    if (!this.known) return;
+    if (!this.known.has(room) && this.known.size >= REMEMBERED)
+      this.known.delete(this.known.keys().next().value as string);
+    this.known.set(room, record);
+  }
 
   async get(room: string): Promise<UserPreferences | null> {
-    const row = await this.db
-      .selectFrom('user_preferences')
-      .select(['preferences', 'updated_at'])
-      .where('oracle_did', '=', this.oracleDid)
-      .where('room_key', '=', room)
-      .executeTakeFirst();
-    return row ? toRecord(row.preferences, row.updated_at) : null;
+    const hit = this.known?.get(room);
+    if (hit !== undefined) return hit;
+    const keep = this.known !== undefined && !this.reading.has(room);
+    const read = { stale: false };
+    if (keep) this.reading.set(room, read);
+    try {
+      const row = await this.db
+        .selectFrom('user_preferences')
+        .select(['preferences', 'updated_at'])
+        .where('oracle_did', '=', this.oracleDid)
+        .where('room_key', '=', room)
+        .executeTakeFirst();
+      const record = row ? toRecord(row.preferences, row.updated_at) : null;
+      if (keep && !read.stale) this.remember(room, record);
+      return record;
+    } finally {
+      if (keep) this.reading.delete(room);
+    }
   }
 
   /**
@@ -82,7 +115,10 @@ export class PreferencesStore {
    * record. The record is locked for the update, so concurrent updates all land.
    */
   async update(room: string, args: SetUserPreferencesArgs): Promise<UserPreferences> {
-    return this.db.transaction().execute(async (trx) => {
+    const read = this.reading.get(room);
+    if (read) read.stale = true;
+    this.known?.delete(room);
+    const record = await this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('user_preferences')
         .values({ oracle_did: this.oracleDid, room_key: room, preferences: '{}' })
@@ -120,6 +156,8 @@ export class PreferencesStore {
         .executeTakeFirstOrThrow();
       return toRecord(row.preferences, row.updated_at);
     });
+    this.remember(room, record);
+    return record;
   }
 }
 

@@ -1,0 +1,24 @@
+import type { AgActionSpec, BrowserToolSpec, StoredToolCall } from '../../../contracts/oracle.js';
+
+// What a run hands the runtime's turn executor and gets back: the runs layer (and the HTTP routes above it)
+// depend on these types only, never on the runtime that implements them.
+
+/** What a turn was asked, as stored with its run (no token ever: it is replayed to resume the run). */
+export interface TurnRequest {
+  message: string;
+  model?: string | undefined;
+  tools?: BrowserToolSpec[] | undefined;
+  agActions?: AgActionSpec[] | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  timezone?: string | undefined;
+}
+
+/** How a turn ended and what it produced (folded into one AI message). */
+export interface TurnOutcome {
+  status: 'finished' | 'aborted' | 'failed';
+  text: string;
+  reasoning: string;
+  toolCalls: StoredToolCall[];
+  /** A failure's message, safe to show (no stack, no secret). */
+  error?: string | undefined;
+}
