@@ -36,6 +36,8 @@ describe('standing instructions', () => {
       merged: 'Be brief.\nbe brief, please',
       dropped: [],
     });
+    // Words still count: spacing between them is not dropped, only collapsed.
+    expect(mergeInstructions('Be brief', 'Bebrief').merged).toBe('Be brief\nBebrief');
     // Duplicates within one call count too.
     expect(mergeInstructions(undefined, 'Use tables\nuse tables.')).toEqual({
       merged: 'Use tables',

@@ -167,6 +167,43 @@ describe('the user-preferences plugin (spec part D)', () => {
     expect(cleared.agentName).toBeUndefined();
     expect(cleared.language).toBe('fr');
   });
+
+  it('adds customInstructions to the earlier ones and replaces every other field; null removes the stored key', async () => {
+    const store = new PreferencesStore(db.kysely, app.oracleDid);
+    const room = roomKey('did:key:z6MkMerging', undefined);
+    await store.update(room, { tone: 'calm', length: 'short', customInstructions: 'No emojis.' });
+    const second = await store.update(room, { tone: 'terse', customInstructions: 'Be brief' });
+    expect(second).toMatchObject({
+      tone: 'terse',
+      length: 'short',
+      customInstructions: 'No emojis.\nBe brief',
+    });
+    await store.update(room, { length: null });
+    const row = await db.kysely
+      .selectFrom('user_preferences')
+      .select('preferences')
+      .where('oracle_did', '=', app.oracleDid)
+      .where('room_key', '=', room)
+      .executeTakeFirstOrThrow();
+    expect(row.preferences).toEqual({ tone: 'terse', customInstructions: 'No emojis.\nBe brief' });
+  });
+
+  it('reads a stored record without the fields that no longer validate', async () => {
+    const store = new PreferencesStore(db.kysely, app.oracleDid);
+    const room = roomKey('did:key:z6MkStale', undefined);
+    await db.kysely
+      .insertInto('user_preferences')
+      .values({
+        oracle_did: app.oracleDid,
+        room_key: room,
+        preferences: JSON.stringify({ tone: 'kind', length: 'huge', updatedAt: 'yesterday', shoeSize: 44 }),
+      })
+      .execute();
+    const record = await store.get(room);
+    expect(Object.keys(record ?? {}).sort()).toEqual(['tone', 'updatedAt']);
+    expect(record?.tone).toBe('kind');
+    expect(record?.updatedAt).not.toBe('yesterday');
+  });
 });
 
 describe('switched off (ORACLE_FEATURES=-user-preferences)', () => {
