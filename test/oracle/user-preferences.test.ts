@@ -116,7 +116,7 @@ describe('the user-preferences plugin (spec part D)', () => {
   });
 
   it('keeps one record per room: another user never sees it; a shared room named by the request has its own', async () => {
-    const { api } = await user();
+    const { u, api } = await user();
     const session = await api.createSession();
     const { roomId } = (await api.call('POST', '/rooms', { name: 'Team' })).body as { roomId: string };
     await api.stream(session.sessionId, { message: 'Always answer in English with bullet points' });
@@ -131,6 +131,21 @@ describe('the user-preferences plugin (spec part D)', () => {
     expect((await api.call('GET', '/user-preferences')).body.agentName).toBeUndefined();
     const shared = await api.call('GET', `/user-preferences?roomId=${encodeURIComponent(roomId)}`);
     expect(shared.body).toMatchObject({ agentName: 'Timu' });
+    // A shared room's change is audit-logged with the member who made it; the pair's own is not.
+    const audit = await db.kysely
+      .selectFrom('oracle_room_audit')
+      .select(['room_id', 'actor_did', 'event', 'detail'])
+      .where('event', '=', 'preferences_changed')
+      .where('actor_did', '=', u.did)
+      .execute();
+    expect(audit).toEqual([
+      {
+        room_id: roomId,
+        actor_did: u.did,
+        event: 'preferences_changed',
+        detail: { changes: { agentName: 'Timu' } },
+      },
+    ]);
     const { api: other } = await user();
     expect((await other.call('GET', '/user-preferences')).body).toBeNull();
     expect((await other.call('GET', '/user-preferences')).status).toBe(200);
