@@ -68,7 +68,11 @@ const MODULES: readonly MutationModule[] = [
   {
     name: 'plugin-user-preferences',
     mutate: ['server/oracle/plugins/user-preferences/**/*.ts'],
-    tests: ['test/oracle/user-preferences.test.ts', 'test/oracle/preferences-instructions.test.ts'],
+    tests: [
+      'test/oracle/user-preferences.test.ts',
+      'test/oracle/preferences-instructions.test.ts',
+      'test/oracle/plugins-table.test.ts',
+    ],
   },
   {
     name: 'plugin-credits',

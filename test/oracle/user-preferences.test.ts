@@ -211,13 +211,19 @@ describe('the user-preferences plugin (spec part D)', () => {
       .values({
         oracle_did: app.oracleDid,
         room_key: room,
-        preferences: JSON.stringify({ tone: 'kind', length: 'huge', updatedAt: 'yesterday', shoeSize: 44 }),
+        // A stored updatedAt, even a valid one, never replaces the row's own time.
+        preferences: JSON.stringify({
+          tone: 'kind',
+          length: 'huge',
+          updatedAt: '2000-01-01T00:00:00.000Z',
+          shoeSize: 44,
+        }),
       })
       .execute();
     const record = await store.get(room);
     expect(Object.keys(record ?? {}).sort()).toEqual(['tone', 'updatedAt']);
     expect(record?.tone).toBe('kind');
-    expect(record?.updatedAt).not.toBe('yesterday');
+    expect(record?.updatedAt).not.toBe('2000-01-01T00:00:00.000Z');
   });
 });
 
