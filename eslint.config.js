@@ -52,6 +52,8 @@ export default tseslint.config(
       'sdk/scripts/consumer-app/',
       'demo/dist/',
       'demo/public/',
+      'reports/',
+      '.stryker-tmp/',
     ],
   },
   js.configs.recommended,

@@ -116,7 +116,7 @@ describe('the user-preferences plugin (spec part D)', () => {
   });
 
   it('keeps one record per room: another user never sees it; a shared room named by the request has its own', async () => {
-    const { api } = await user();
+    const { u, api } = await user();
     const session = await api.createSession();
     const { roomId } = (await api.call('POST', '/rooms', { name: 'Team' })).body as { roomId: string };
     await api.stream(session.sessionId, { message: 'Always answer in English with bullet points' });
@@ -131,6 +131,21 @@ describe('the user-preferences plugin (spec part D)', () => {
     expect((await api.call('GET', '/user-preferences')).body.agentName).toBeUndefined();
     const shared = await api.call('GET', `/user-preferences?roomId=${encodeURIComponent(roomId)}`);
     expect(shared.body).toMatchObject({ agentName: 'Timu' });
+    // A shared room's change is audit-logged with the member who made it; the pair's own is not.
+    const audit = await db.kysely
+      .selectFrom('oracle_room_audit')
+      .select(['room_id', 'actor_did', 'event', 'detail'])
+      .where('event', '=', 'preferences_changed')
+      .where('actor_did', '=', u.did)
+      .execute();
+    expect(audit).toEqual([
+      {
+        room_id: roomId,
+        actor_did: u.did,
+        event: 'preferences_changed',
+        detail: { changes: { agentName: 'Timu' } },
+      },
+    ]);
     const { api: other } = await user();
     expect((await other.call('GET', '/user-preferences')).body).toBeNull();
     expect((await other.call('GET', '/user-preferences')).status).toBe(200);
@@ -166,6 +181,49 @@ describe('the user-preferences plugin (spec part D)', () => {
     expect(cleared.tone).toBeUndefined();
     expect(cleared.agentName).toBeUndefined();
     expect(cleared.language).toBe('fr');
+  });
+
+  it('adds customInstructions to the earlier ones and replaces every other field; null removes the stored key', async () => {
+    const store = new PreferencesStore(db.kysely, app.oracleDid);
+    const room = roomKey('did:key:z6MkMerging', undefined);
+    await store.update(room, { tone: 'calm', length: 'short', customInstructions: 'No emojis.' });
+    const second = await store.update(room, { tone: 'terse', customInstructions: 'Be brief' });
+    expect(second).toMatchObject({
+      tone: 'terse',
+      length: 'short',
+      customInstructions: 'No emojis.\nBe brief',
+    });
+    await store.update(room, { length: null });
+    const row = await db.kysely
+      .selectFrom('user_preferences')
+      .select('preferences')
+      .where('oracle_did', '=', app.oracleDid)
+      .where('room_key', '=', room)
+      .executeTakeFirstOrThrow();
+    expect(row.preferences).toEqual({ tone: 'terse', customInstructions: 'No emojis.\nBe brief' });
+  });
+
+  it('reads a stored record without the fields that no longer validate', async () => {
+    const store = new PreferencesStore(db.kysely, app.oracleDid);
+    const room = roomKey('did:key:z6MkStale', undefined);
+    await db.kysely
+      .insertInto('user_preferences')
+      .values({
+        oracle_did: app.oracleDid,
+        room_key: room,
+        // A stored updatedAt, even a valid one, never replaces the row's own time.
+        preferences: JSON.stringify({
+          tone: 'kind',
+          length: 'huge',
+          updatedAt: '2000-01-01T00:00:00.000Z',
+          shoeSize: 44,
+        }),
+      })
+      .execute();
+    const record = await store.get(room);
+    expect(Object.keys(record ?? {}).sort()).toEqual(['tone', 'updatedAt']);
+    expect(record?.tone).toBe('kind');
+    expect(record?.updatedAt).not.toBe('2000-01-01T00:00:00.000Z');
   });
 });
 

@@ -139,6 +139,35 @@ describe('memory session store', () => {
     expect(await store.list()).toEqual(['c']);
     await store.close();
   });
+
+  it('sweeps every 15 s by default, and close() stops the sweep', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    let reads = 0;
+    const store = createMemorySessionStore<string>({
+      now: () => {
+        reads++;
+        return 1_000_000;
+      },
+    });
+    vi.advanceTimersByTime(14_999);
+    expect(reads).toBe(0);
+    vi.advanceTimersByTime(1);
+    expect(reads).toBe(1);
+    await store.close();
+    vi.advanceTimersByTime(60_000);
+    expect(reads).toBe(1);
+  });
+
+  it('without a clock of its own, expires by the system clock', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: 1_000_000 });
+    const store = createMemorySessionStore<string>();
+    await store.set('a', 'x', 60);
+    vi.setSystemTime(1_000_000 + 59_999);
+    expect(await store.get('a')).toBe('x');
+    vi.setSystemTime(1_000_000 + 60_000);
+    expect(await store.get('a')).toBeUndefined();
+    await store.close();
+  });
 });
 
 describe.runIf(TEST_REDIS_URL)('redis session store', () => {
@@ -163,5 +192,13 @@ describe.runIf(TEST_REDIS_URL)('redis session store', () => {
     await plain.set('p', 'v', 60);
     await star.set('s', 'v', 60);
     expect(await star.list()).toEqual(['s']);
+  });
+
+  it('lists every session when SCAN needs more than one page', async () => {
+    if (redis === undefined) throw new Error('no Redis');
+    const many = createRedisSessionStore<string>(redis, { prefix: `${prefix}many:` });
+    const ids = Array.from({ length: 1500 }, (_, i) => `s${String(i).padStart(4, '0')}`);
+    await Promise.all(ids.map((id) => many.set(id, 'v', 60)));
+    expect(await many.list()).toEqual(ids);
   });
 });

@@ -16,9 +16,10 @@ interface Entry<T> {
 
 /** Freezes a JSON-like value and everything in it; returns it. */
 function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+  // Primitives and null count as frozen (Object.isFrozen), so this test alone stops the walk.
+  if (!Object.isFrozen(value)) {
     Object.freeze(value);
-    for (const item of Object.values(value)) deepFreeze(item);
+    for (const item of Object.values(value as object)) deepFreeze(item);
   }
   return value;
 }

@@ -1,0 +1,108 @@
+import type { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunEventLog, RunEventRecord } from '../../server/oracle/runs/event-log.js';
+import { firstIdOfAttempt, IDS_PER_ATTEMPT } from '../../server/oracle/runs/event-log.js';
+import { createMemoryRunEventLog } from '../../server/oracle/runs/memory-event-log.js';
+import { createRedisRunEventLog } from '../../server/oracle/runs/redis-event-log.js';
+import { deleteKeys, openTestRedis, TEST_REDIS_URL, testRedisPrefix } from '../helpers/redis.js';
+
+// The contract of a run event log (server/oracle/runs/event-log.ts), run against each implementation: the
+// in-process one always, the Redis one when REDIS_URL is set (CI's production column). Issue 26: `read(runId,
+// N)` returns only the ids above N (before, only the run manager's own second filter held this).
+
+const message = (id: number, content: string): RunEventRecord => ({
+  id,
+  event: 'message',
+  data: { content, timestamp: '2026-11-27T10:00:00.000Z' },
+});
+
+/** Appends in order and waits for each write (the Redis log answers a promise, the memory one undefined). */
+async function appendAll(log: RunEventLog, runId: string, records: RunEventRecord[]): Promise<void> {
+  for (const r of records) await log.append(runId, r);
+}
+
+function contract(name: string, open: () => Promise<{ log: RunEventLog; close: () => Promise<void> }>) {
+  describe(`${name} run event log`, () => {
+    let log: RunEventLog;
+    let close: () => Promise<void>;
+    beforeAll(async () => {
+      ({ log, close } = await open());
+    });
+    afterAll(() => close());
+
+    it('read(runId, N) answers exactly the events with id > N, in order', async () => {
+      const records = [1, 2, 3, 4, 5].map((id) => message(id, `w${id} `));
+      await appendAll(log, 'run_read', records);
+      expect(await log.read('run_read', 0)).toEqual(records);
+      expect(await log.read('run_read', 3)).toEqual(records.slice(3));
+      expect(await log.read('run_read', 4)).toEqual(records.slice(4));
+      expect(await log.read('run_read', 5)).toEqual([]);
+      expect(await log.read('run_read', 99)).toEqual([]);
+    });
+
+    it('ids of a resumed attempt continue above the first attempt’s, and read skips what was seen', async () => {
+      const first = [1, 2, 3].map((id) => message(id, `a${id} `));
+      const second = [0, 1].map((n) => message(firstIdOfAttempt(1) + n, `b${n} `));
+      await appendAll(log, 'run_attempts', [...first, ...second]);
+      expect(firstIdOfAttempt(1)).toBe(IDS_PER_ATTEMPT + 1);
+      expect(await log.read('run_attempts', 3)).toEqual(second);
+      expect(await log.read('run_attempts', 2)).toEqual([first[2], ...second]);
+      expect(await log.read('run_attempts', firstIdOfAttempt(1))).toEqual(second.slice(1));
+    });
+
+    it('keeps runs apart, and an unknown run has no events', async () => {
+      await appendAll(log, 'run_x', [message(1, 'x')]);
+      await appendAll(log, 'run_y', [message(1, 'y'), message(2, 'yy')]);
+      expect(await log.read('run_x', 0)).toEqual([message(1, 'x')]);
+      expect(await log.read('run_y', 1)).toEqual([message(2, 'yy')]);
+      expect(await log.read('run_never', 0)).toEqual([]);
+    });
+
+    it('a subscriber hears each event appended after it subscribed, until it unsubscribes', async () => {
+      await appendAll(log, 'run_live', [message(1, 'before')]);
+      const heard: number[] = [];
+      const unsubscribe = await log.subscribe('run_live', (r) => heard.push(r.id));
+      await appendAll(log, 'run_live', [message(2, 'after'), message(3, 'again')]);
+      // The shared log may deliver an event twice (locally and through Redis); followers skip by id.
+      await expect.poll(() => [...new Set(heard)]).toEqual([2, 3]);
+      unsubscribe();
+      await appendAll(log, 'run_live', [message(4, 'gone')]);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(heard).not.toContain(4);
+    });
+
+    it('retain(runId, s) drops the events after s seconds', async () => {
+      await appendAll(log, 'run_retained', [message(1, 'r')]);
+      await log.retain('run_retained', 1);
+      expect(await log.read('run_retained', 0)).toEqual([message(1, 'r')]);
+      await expect.poll(() => log.read('run_retained', 0), { timeout: 4000, interval: 200 }).toEqual([]);
+    });
+  });
+}
+
+contract('the in-process', () => {
+  const log = createMemoryRunEventLog({ maxAgeSeconds: 60 });
+  return Promise.resolve({ log, close: () => log.close() });
+});
+
+describe.runIf(TEST_REDIS_URL)('with Redis', () => {
+  contract('the Redis', async () => {
+    const redis: Redis = await openTestRedis();
+    const prefix = testRedisPrefix();
+    const log = createRedisRunEventLog({
+      redis,
+      prefix,
+      maxAgeSeconds: 60,
+      logger: pino({ level: 'silent' }),
+    });
+    return {
+      log,
+      close: async () => {
+        await log.close();
+        await deleteKeys(redis, prefix);
+        redis.disconnect();
+      },
+    };
+  });
+});
