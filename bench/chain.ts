@@ -38,6 +38,7 @@ import { QueryClient as EntityClient } from '../generated/proto/ixo/entity/v1bet
 import { adminQuery } from '../test/helpers/db.js';
 import { actAsMeasuredChild, cpuOf, median, percentile, stopChildren } from './lib/measure.js';
 import { startProductionCommand } from './lib/start-command.js';
+import type { Figure } from './lib/figures.js';
 
 const ENTITY = 'did:ixo:entity:oracle7d1e3c9a2b';
 const PATH = `/ixo/entity/${ENTITY}`;
@@ -254,14 +255,6 @@ function summarise(name: string, loaded: PhaseResult[], solo: PhaseResult[], rou
     requests: [...loaded, ...solo].reduce((n, r) => n + r.requests, 0),
     errors: [...loaded, ...solo].reduce((n, r) => n + r.errors, 0),
   };
-}
-
-interface Figure {
-  id: string;
-  label: string;
-  value: number;
-  unit: string;
-  better: 'higher' | 'lower';
 }
 
 async function main(): Promise<void> {

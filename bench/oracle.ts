@@ -70,6 +70,7 @@ import {
 } from './lib/measure.js';
 import { startBaseline, type SocketEvent, type TurnRecording } from './lib/sse-baseline.js';
 import { newAgent, readStream, type Frame, type StreamOutcome } from './lib/sse-client.js';
+import type { Figure } from './lib/figures.js';
 
 const env = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
 const ROUNDS = env('BENCH_ROUNDS', 3);
@@ -100,14 +101,6 @@ const TARGETS = {
   roundTripP50Ms: 3,
 };
 
-/** A headline figure, as bench/run-all.ts reads it from BENCH_JSON_OUT. */
-interface Figure {
-  id: string;
-  label: string;
-  value: number;
-  unit: string;
-  better: 'higher' | 'lower';
-}
 /** The browser tool of the round trip: the scripted model calls it when asked to "use read_page_title". */
 const READ_TITLE = {
   name: 'read_page_title',

@@ -16,21 +16,13 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Figure } from './lib/figures.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const FIGURES_FILE = path.join(ROOT, 'bench/figures.json');
 const README = path.join(ROOT, 'README.md');
 /** How much worse than the README's figure a brief run may come out before it fails. */
 const TOLERANCE = 0.2;
-
-/** A headline figure, as each bench writes it to BENCH_JSON_OUT. */
-export interface Figure {
-  id: string;
-  label: string;
-  value: number;
-  unit: string;
-  better: 'higher' | 'lower';
-}
 
 interface BenchSpec {
   name: string;

@@ -46,6 +46,7 @@ import { startServer } from '../server/server.js';
 import { adminQuery } from '../test/helpers/db.js';
 import { actAsMeasuredChild, cpuOf, median, percentile, stopChildren } from './lib/measure.js';
 import { startProductionCommand } from './lib/start-command.js';
+import type { Figure } from './lib/figures.js';
 
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
 const WARMUP_S = Number(process.env['BENCH_WARMUP_S'] ?? 3);
@@ -331,14 +332,6 @@ async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void>
     url: url.toString(),
     drop: () => adminQuery(DATABASE_SERVER, `drop database if exists ${name} with (force)`),
   };
-}
-
-interface Figure {
-  id: string;
-  label: string;
-  value: number;
-  unit: string;
-  better: 'higher' | 'lower';
 }
 
 async function main(): Promise<void> {

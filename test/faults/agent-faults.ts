@@ -21,7 +21,7 @@ import { freePort, startPrivateRedis } from '../helpers/private-redis.js';
 import { newUser, type OracleUser } from '../oracle/helpers/oracle-client.js';
 import { newOracleKey } from '../oracle/helpers/oracle-app.js';
 import { connectSocket, type TestSocket } from '../oracle/helpers/socket-client.js';
-import { readSse, type SseEvent } from '../oracle/helpers/sse.js';
+import { assembledText, readSse, type SseEvent } from '../oracle/helpers/sse.js';
 import { startPrivatePostgres } from './private-postgres.js';
 import { ServerProcess } from './server-process.js';
 
@@ -79,19 +79,6 @@ interface Turn {
   ended: boolean;
   /** The tab dropped its socket instead of answering the browser tool call, at this time. */
   tabDroppedAt: number | undefined;
-}
-
-/** The text a client shows: message deltas appended, cut back to `partialLength` at a `resumed` run event. */
-export function assembledText(events: SseEvent[]): string {
-  let text = '';
-  for (const e of events) {
-    if (e.event === 'message') text += (e.data as { content: string }).content;
-    if (e.event === 'run') {
-      const { partialLength } = e.data as { partialLength?: number };
-      if (partialLength !== undefined) text = text.slice(0, partialLength);
-    }
-  }
-  return text;
 }
 
 /** Words of `a` missing from `b` and words of `b` not in `a` (as multisets). */

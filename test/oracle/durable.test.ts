@@ -10,23 +10,10 @@ import { freePort } from '../helpers/private-redis.js';
 import { TEST_REDIS_URL, testRedisPrefix } from '../helpers/redis.js';
 import { newUser, oracleApi } from './helpers/oracle-client.js';
 import { newOracleKey, startOracleApp } from './helpers/oracle-app.js';
-import { answerText, readSse, type SseEvent } from './helpers/sse.js';
+import { answerText, assembledText, readSse } from './helpers/sse.js';
 
 const LONG = 'write a long story';
 const FULL = longText(400);
-
-/** The answer a client shows after a run event that says `resumed`: cut back to partialLength, then appended. */
-function clientText(events: SseEvent[]): string {
-  let text = '';
-  for (const e of events) {
-    if (e.event === 'message') text += (e.data as { content: string }).content;
-    if (e.event === 'run') {
-      const { partialLength } = e.data as { partialLength?: number };
-      if (partialLength !== undefined) text = text.slice(0, partialLength);
-    }
-  }
-  return text;
-}
 
 describe.runIf(TEST_REDIS_URL)('re-join on another instance through Redis', () => {
   let db: TestDb;
@@ -104,7 +91,7 @@ describe('a restart mid-run', () => {
     expect(resumed?.data).toMatchObject({ runId, resumed: true, partialLength: expect.any(Number) });
     expect(resumed?.id).toBeGreaterThan(first.events.at(-1)?.id as number);
     const all = [...first.events, ...rest.events];
-    expect(clientText(all)).toBe(FULL);
+    expect(assembledText(all)).toBe(FULL);
     expect(all.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
     const history = await onB.call('GET', `/messages/${session.sessionId}`);
     expect(history.body.messages.at(-1)).toMatchObject({ type: 'ai', content: FULL });
@@ -205,7 +192,7 @@ describe('a crash mid-run (SIGKILL)', () => {
         const rest = await oracleApi(b.url, user).rejoin(runId, seen.events.at(-1)?.id as number);
         const marker = rest.events.find((e) => e.event === 'run');
         expect(marker?.data).toMatchObject({ runId, resumed: true });
-        expect(clientText([...seen.events, ...rest.events])).toBe(FULL);
+        expect(assembledText([...seen.events, ...rest.events])).toBe(FULL);
         expect(rest.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
       } finally {
         await db.close();

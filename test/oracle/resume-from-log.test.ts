@@ -6,7 +6,7 @@ import { openTestDb, TEST_DATABASE_URL, type TestDb } from '../helpers/db.js';
 import { deleteKeys, openTestRedis, TEST_REDIS_URL, testRedisPrefix } from '../helpers/redis.js';
 import { newUser, oracleApi } from './helpers/oracle-client.js';
 import { newOracleKey, startOracleApp } from './helpers/oracle-app.js';
-import type { SseEvent } from './helpers/sse.js';
+import { assembledText, type SseEvent } from './helpers/sse.js';
 
 // Regression test for issue 26: a resumed run's `partialLength` must come from the text rebuilt from the
 // shared event log, not from the last checkpoint in the database. An instance that crashes between two
@@ -20,19 +20,6 @@ const WORDS = FULL.match(/\s*\S+/g) ?? [];
 /** What the crashed instance had streamed (in the Redis log) and what it had checkpointed (in PostgreSQL). */
 const STREAMED = WORDS.slice(0, 60).join('');
 const CHECKPOINTED = WORDS.slice(0, 20).join('');
-
-/** The answer a client shows: cut back to `partialLength` on a `run` event, then appended. */
-function clientText(events: SseEvent[]): string {
-  let text = '';
-  for (const e of events) {
-    if (e.event === 'message') text += (e.data as { content: string }).content;
-    if (e.event === 'run') {
-      const { partialLength } = e.data as { partialLength?: number };
-      if (partialLength !== undefined) text = text.slice(0, partialLength);
-    }
-  }
-  return text;
-}
 
 describe.runIf(TEST_REDIS_URL && TEST_DATABASE_URL)(
   'a run resumed from a Redis log longer than its checkpoint',
@@ -126,7 +113,7 @@ describe.runIf(TEST_REDIS_URL && TEST_DATABASE_URL)(
         const stored = history.body.messages.at(-1) as { id: string; type: string; content: string };
         expect(stored).toMatchObject({ id: 'req-crashed', type: 'ai' });
         expect(stored.content).toBe(FULL);
-        expect(clientText(all)).toBe(stored.content);
+        expect(assembledText(all)).toBe(stored.content);
       } finally {
         await deleteKeys(redis, redisPrefix);
         redis.disconnect();

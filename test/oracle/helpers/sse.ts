@@ -7,6 +7,19 @@ export interface SseEvent {
   data: unknown;
 }
 
+/** The text a client shows: message deltas appended, cut back to `partialLength` at a `resumed` run event. */
+export function assembledText(events: SseEvent[]): string {
+  let text = '';
+  for (const e of events) {
+    if (e.event === 'message') text += (e.data as { content: string }).content;
+    if (e.event === 'run') {
+      const { partialLength } = e.data as { partialLength?: number };
+      if (partialLength !== undefined) text = text.slice(0, partialLength);
+    }
+  }
+  return text;
+}
+
 /**
  * Reads a `text/event-stream` body with eventsource-parser (the framing parser browsers' EventSource
  * polyfills use), chunk by chunk as the network delivers it. `onEvent` may stop reading by returning true.
