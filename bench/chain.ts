@@ -35,10 +35,10 @@ import { credentials } from '@grpc/grpc-js';
 import { ed25519 } from '@ucanto/principal';
 import autocannon from 'autocannon';
 import { QueryClient as EntityClient } from '../generated/proto/ixo/entity/v1beta1/query.js';
-import { adminQuery } from '../test/helpers/db.js';
 import { actAsMeasuredChild, cpuOf, median, percentile, stopChildren } from './lib/measure.js';
 import { startProductionCommand } from './lib/start-command.js';
 import type { Figure } from './lib/figures.js';
+import { freshDatabase } from './lib/fresh-database.js';
 
 const ENTITY = 'did:ixo:entity:oracle7d1e3c9a2b';
 const PATH = `/ixo/entity/${ENTITY}`;
@@ -106,18 +106,6 @@ interface Gateway {
   child: ChildProcess;
   url: string;
   cpu(): Promise<number>;
-}
-
-/** A fresh database on the bench's PostgreSQL server for this run; dropped by the returned function. */
-async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `bench_chain_${randomBytes(4).toString('hex')}`;
-  await adminQuery(DATABASE_SERVER, `create database ${name}`);
-  const url = new URL(DATABASE_SERVER);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: () => adminQuery(DATABASE_SERVER, `drop database if exists ${name} with (force)`),
-  };
 }
 
 async function startGateway(
@@ -270,8 +258,8 @@ async function main(): Promise<void> {
       `alternating; gateways: \`npm start\` in production on a fresh PostgreSQL database ` +
       `(${new URL(DATABASE_SERVER).host}), the fixture chain node in a process of its own`,
   );
-  const database = await freshDatabase();
-  const againstDatabase = AGAINST_DIR ? await freshDatabase() : undefined;
+  const database = await freshDatabase(DATABASE_SERVER, 'bench_chain');
+  const againstDatabase = AGAINST_DIR ? await freshDatabase(DATABASE_SERVER, 'bench_chain') : undefined;
   const children: ChildProcess[] = [];
   try {
     const node = await forkNode();

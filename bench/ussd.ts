@@ -43,10 +43,10 @@ import { loadConfig } from '../server/config.js';
 import { openDb } from '../server/db/index.js';
 import { createLogger } from '../server/logger.js';
 import { startServer } from '../server/server.js';
-import { adminQuery } from '../test/helpers/db.js';
 import { actAsMeasuredChild, cpuOf, median, percentile, stopChildren } from './lib/measure.js';
 import { startProductionCommand } from './lib/start-command.js';
 import type { Figure } from './lib/figures.js';
+import { freshDatabase } from './lib/fresh-database.js';
 
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
 const WARMUP_S = Number(process.env['BENCH_WARMUP_S'] ?? 3);
@@ -322,18 +322,6 @@ function summarise(role: Role, { loaded: mine, ratios, p99Ratios, solo }: Sample
   };
 }
 
-/** A fresh database on the bench's PostgreSQL server for this run; dropped by the returned function. */
-async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `bench_${randomBytes(4).toString('hex')}`;
-  await adminQuery(DATABASE_SERVER, `create database ${name}`);
-  const url = new URL(DATABASE_SERVER);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: () => adminQuery(DATABASE_SERVER, `drop database if exists ${name} with (force)`),
-  };
-}
-
 async function main(): Promise<void> {
   const at = process.argv.indexOf('--role');
   const role = at === -1 ? undefined : process.argv[at + 1];
@@ -353,9 +341,9 @@ async function main(): Promise<void> {
       `target; gateways: \`npm start\` in production on a fresh PostgreSQL database ` +
       `(${new URL(DATABASE_SERVER).host})`,
   );
-  const database = await freshDatabase();
+  const database = await freshDatabase(DATABASE_SERVER, 'bench');
   // The other checkout's server gets a database of its own: its migrations may differ from this one's.
-  const againstDatabase = AGAINST_DIR ? await freshDatabase() : undefined;
+  const againstDatabase = AGAINST_DIR ? await freshDatabase(DATABASE_SERVER, 'bench') : undefined;
   const running: Running[] = [];
   const helpers: ChildProcess[] = [];
   try {
