@@ -8,7 +8,7 @@
 // <id> is a hash of the sources, so a build is made once per version of the code and a second start skips it
 // (about 0.1 s to hash). Starts side by side are safe: each builds into a directory of its own and renames it
 // into place (the first rename wins, the same bytes either way), and `current` is swapped by a rename too.
-// Builds of other versions are removed after a day (a server started from one may still load a module lazily).
+// The five newest builds of other versions are kept (a server started from one may still load a module lazily).
 // Written in JavaScript, not TypeScript, so it runs before anything is compiled.
 import { createHash } from 'node:crypto';
 import process from 'node:process';
@@ -23,7 +23,10 @@ const OUT = path.join(ROOT, '.build');
 /** What the running server imports: its sources. Browser code (the simulator page) is bundled at request time. */
 const SOURCE_DIRS = ['server', 'contracts', 'generated', 'lib'];
 const BROWSER_ONLY = path.join('server', 'ussd', 'simulator', 'page');
-const KEEP_OTHER_BUILDS_MS = 24 * 60 * 60 * 1000;
+/** Builds of other versions kept beside the current one. */
+const KEEP_OTHER_BUILDS = 5;
+/** A staging directory this old is what an interrupted build left. */
+const STALE_STAGING_MS = 60 * 60 * 1000;
 
 async function sourcesIn(dir) {
   const entries = await readdir(path.join(ROOT, dir), { withFileTypes: true }).catch(() => []);
@@ -75,13 +78,19 @@ export async function buildServer() {
   await symlink(id, next);
   await rename(next, link);
 
-  const now = Date.now();
+  // Builds of other versions: the newest few are kept (a server started from one may still load a module lazily,
+  // e.g. during a rolling restart), older ones and leftovers of interrupted builds go.
+  const others = [];
   for (const entry of await readdir(OUT)) {
-    if (entry === id || entry === 'current') continue;
+    if (entry === id || entry === 'current' || entry.startsWith('.current-')) continue;
     const other = path.join(OUT, entry);
-    const { mtimeMs } = await stat(other).catch(() => ({ mtimeMs: now }));
-    if (now - mtimeMs > KEEP_OTHER_BUILDS_MS) await rm(other, { recursive: true, force: true });
+    const { mtimeMs } = await stat(other).catch(() => ({ mtimeMs: 0 }));
+    if (entry.startsWith('.staging-')) {
+      if (Date.now() - mtimeMs > STALE_STAGING_MS) await rm(other, { recursive: true, force: true });
+    } else others.push({ other, mtimeMs });
   }
+  others.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  for (const { other } of others.slice(KEEP_OTHER_BUILDS)) await rm(other, { recursive: true, force: true });
   return dir;
 }
 
