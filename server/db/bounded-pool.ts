@@ -111,6 +111,20 @@ export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): Bo
       let gaveUp = false;
       let timer: NodeJS.Timeout | undefined;
       const attempt = (async () => {
+        // Every pooled connection busy (a burst of turns): the database answers them, so the check must not
+        // wait for one of them (and report an outage when the wait gives up). It asks on a connection of its
+        // own, opened for this check and closed after it.
+        if (pool.idleCount === 0 && pool.totalCount >= (config.max ?? 10)) {
+          const own = new pg.Client({ ...config, connectionTimeoutMillis: timeoutMs });
+          own.on('error', () => undefined);
+          try {
+            await own.connect();
+            await own.query({ text: 'select 1', query_timeout: timeoutMs } as pg.QueryConfig);
+          } finally {
+            void own.end().catch(() => undefined);
+          }
+          return;
+        }
         const client = await guarded();
         if (gaveUp) {
           client.release(true);

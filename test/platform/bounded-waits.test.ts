@@ -15,6 +15,27 @@ import { startStallProxy, throughProxy } from '../helpers/stall-proxy.js';
 const USSD_BUDGET_MS = 3000;
 
 describe.runIf(TEST_DATABASE_URL)('bounded waits on PostgreSQL', () => {
+  it('every pooled connection busy: the /health ping answers on a connection of its own, not "down" (the fault suite saw 503 during a burst of turns)', async () => {
+    await using database = await createThrowawayDatabase('ping_busy_pool');
+    const db = await openDb({ kind: 'postgres', url: database.url ?? '', poolSize: 2 });
+    try {
+      const sleep = {
+        sql: 'select pg_sleep(1.5)',
+        parameters: [],
+        query: undefined as never,
+        queryId: undefined as never,
+      };
+      const busy = [db.kysely.executeQuery(sleep), db.kysely.executeQuery(sleep)];
+      await new Promise((resolve) => setTimeout(resolve, 200)); // both connections now run a statement
+      const t0 = Date.now();
+      await db.ping(1000);
+      expect(Date.now() - t0).toBeLessThan(1000);
+      await Promise.all(busy);
+    } finally {
+      await db.close();
+    }
+  });
+
   it('no statement timeout: a statement now ends at DB_STATEMENT_TIMEOUT_MS and its connection stays usable', async () => {
     await using database = await createThrowawayDatabase('stmt_timeout');
     const db = await openDb({
