@@ -807,8 +807,12 @@ function report(
     const samples = health.samples.filter((h) => h.startedAt >= phase.faultAt && h.startedAt < end);
     for (const h of samples) {
       const outage = phase.backAt !== undefined && h.startedAt >= phase.faultAt && h.startedAt < phase.backAt;
+      // Begun and answered while the dependency was still away (a check answered once it is back may say ok).
       const surelyDown =
-        phase.restoringAt !== undefined && h.startedAt >= phase.faultAt && h.startedAt < phase.restoringAt;
+        phase.restoringAt !== undefined &&
+        h.startedAt >= phase.faultAt &&
+        h.startedAt < phase.restoringAt &&
+        h.at < phase.restoringAt;
       if (phase.dependency && surelyDown && h.startedAt > phase.faultAt + HEALTH_GRACE_MS && h.status === 200)
         failures.push(
           `${phase.name}: /health of instance ${h.instance} said ok ${h.startedAt - phase.faultAt} ms into the outage`,
