@@ -58,13 +58,7 @@ export class MessageStore {
       .values(messageRow(message))
       .onConflict((oc) => oc.columns(['session_id', 'id']).doNothing())
       .execute()
-      .then(
-        () => this.stored(message),
-        (err: unknown) => {
-          this.forget(message.sessionId);
-          throw err;
-        },
-      );
+      .then(...this.settled(message));
   }
 
   /**
@@ -95,6 +89,17 @@ export class MessageStore {
     if (thread.length > THREAD_WINDOW) thread.shift();
   }
 
+  /** What a write of `message` does to the thread cache once it settles: {@link stored}, or {@link forget}. */
+  private settled(message: NewMessage): [() => void, (err: unknown) => never] {
+    return [
+      () => this.stored(message),
+      (err: unknown) => {
+        this.forget(message.sessionId);
+        throw err;
+      },
+    ];
+  }
+
   /** Drops a session's cached thread (it was deleted, or a write's outcome is unknown). */
   forget(sessionId: string): void {
     const read = this.reading.get(sessionId);
@@ -116,13 +121,7 @@ export class MessageStore {
       .set({ last_updated_at: new Date() })
       .where('session_id', '=', message.sessionId)
       .execute()
-      .then(
-        () => this.stored(message),
-        (err: unknown) => {
-          this.forget(message.sessionId);
-          throw err;
-        },
-      );
+      .then(...this.settled(message));
   }
 
   /** The whole thread, oldest first. */
