@@ -1,5 +1,5 @@
 import type { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, sql, type KyselyPlugin } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, sql, type KyselyPlugin } from 'kysely';
 import { Migrator, type MigrationResultSet } from 'kysely';
 import pg from 'pg';
 import { createBoundedPool, type PoolBounds } from './bounded-pool.js';
@@ -31,6 +31,13 @@ export interface Db {
    * `timeoutMs` (on PostgreSQL the connection it used is then discarded, not kept by a stalled query).
    */
   ping(timeoutMs?: number): Promise<void>;
+  /**
+   * A read on a hot path, written as SQL text with `$1`… parameters. On PostgreSQL it runs as a named prepared
+   * statement: each pooled connection parses and plans it once, later calls only bind and execute (the dial's
+   * account lookup: half the database time of the same query sent as text). `name` must be unique per text.
+   * On PGlite the same text runs through kysely.
+   */
+  prepared<R>(name: string, text: string, values: readonly unknown[]): Promise<R[]>;
   close(): Promise<void>;
 }
 
@@ -56,7 +63,18 @@ export async function openDb(target: DbTarget): Promise<Db> {
       { ...DEFAULT_POOL_BOUNDS, ...target.bounds },
     );
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return makeDb(kysely, 'postgres', target.schema, ping);
+    const prepared = async <R>(name: string, text: string, values: readonly unknown[]): Promise<R[]> => {
+      // The bounded pool's connect: its acquire timeout, and a connection whose server stopped answering is
+      // discarded on release.
+      const client = await pool.connect();
+      try {
+        const result = await client.query<R & pg.QueryResultRow>({ name, text, values: [...values] });
+        return result.rows;
+      } finally {
+        client.release();
+      }
+    };
+    return makeDb(kysely, 'postgres', target.schema, { ping, prepared });
   }
   let pglite = target.instance;
   pglite ??= await openPglite(target.dataDir);
@@ -86,15 +104,19 @@ function makeDb(
   kysely: Kysely<Database>,
   kind: DbTarget['kind'],
   schema: string | undefined,
-  poolPing?: (timeoutMs: number) => Promise<void>,
+  pool?: Pick<Db, 'prepared'> & { ping: (timeoutMs: number) => Promise<void> },
 ): Db {
   let closed = false;
   return {
     kysely,
     kind,
     schema,
+    prepared:
+      pool?.prepared ??
+      (async <R>(_name: string, text: string, values: readonly unknown[]) =>
+        (await kysely.executeQuery<R>(CompiledQuery.raw(text, [...values]))).rows),
     async ping(timeoutMs = 2000) {
-      if (poolPing) return poolPing(timeoutMs);
+      if (pool) return pool.ping(timeoutMs);
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(

@@ -125,6 +125,7 @@ function noDatabase(): Db {
     kind: 'pglite',
     schema: undefined,
     kysely: new Proxy({} as Db['kysely'], { get: fail }),
+    prepared: fail,
     ping: () => Promise.reject(new Error('this test app has no database (db: "none")')),
     close: () => Promise.resolve(),
   };

@@ -87,13 +87,10 @@ describe('AccountService', () => {
     let selects = 0;
     const counted = service({
       ...db,
-      kysely: db.kysely.withPlugin({
-        transformQuery: (args) => {
-          if (args.node.kind === 'RawNode') selects += 1;
-          return args.node;
-        },
-        transformResult: (args) => Promise.resolve(args.result),
-      }),
+      prepared: (name, text, values) => {
+        selects += 1;
+        return db.prepared(name, text, values);
+      },
     });
     const found = await Promise.all([phoneA, unbound, phoneB, phoneA].map((p) => counted.findByPhone(p)));
     expect(found.map((c) => c && [c.customerId, c.language])).toEqual([

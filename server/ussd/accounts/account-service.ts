@@ -13,6 +13,12 @@ export const MAX_PIN_ATTEMPTS = 3;
 const PIN_SHAPE = /^\d{4,12}$/;
 const ID_ATTEMPTS = 5;
 
+/** The dial's lookup of the accounts bound to a batch of phone numbers (a prepared statement on PostgreSQL). */
+const FIND_BY_PHONES = `
+  select p.phone_number, c.customer_id, c.full_name, c.email, c.preferred_language, c.locked_at
+  from phones p join customers c on c.customer_id = p.customer_id
+  where p.phone_number = any($1::text[])`;
+
 const customerColumns = ['customer_id', 'full_name', 'email', 'preferred_language', 'locked_at'] as const;
 
 interface CustomerRow {
@@ -50,10 +56,11 @@ export function createAccountService(db: Db, pinCrypto: PinCrypto): AccountServi
   // the end of its turn). Nothing is cached: each dial sees the bindings committed before its query.
   const phoneLoader = new DataLoader<string, Customer | undefined>(
     async (phones) => {
-      const { rows } = await sql<CustomerRow & { phone_number: string }>`
-        select p.phone_number, c.customer_id, c.full_name, c.email, c.preferred_language, c.locked_at
-        from phones p join customers c on c.customer_id = p.customer_id
-        where p.phone_number = any(${[...phones]})`.execute(k);
+      const rows = await db.prepared<CustomerRow & { phone_number: string }>(
+        'ussd-find-by-phones',
+        FIND_BY_PHONES,
+        [phones],
+      );
       const found = new Map(rows.map((row) => [row.phone_number, toCustomer(row)]));
       return phones.map((phone) => found.get(phone));
     },
