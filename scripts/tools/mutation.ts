@@ -77,7 +77,13 @@ const MODULES: readonly MutationModule[] = [
   {
     name: 'plugin-credits',
     mutate: ['server/oracle/plugins/credits/**/*.ts'],
-    tests: ['test/oracle/memory-credits.test.ts', 'test/security/payments.test.ts'],
+    tests: [
+      'test/oracle/memory-credits.test.ts',
+      'test/security/payments.test.ts',
+      'test/security/payments-chain-outage.test.ts',
+      'test/security/regressions.test.ts',
+      'test/security/wrong-user.test.ts',
+    ],
   },
   {
     name: 'sdk-chat',
