@@ -38,6 +38,7 @@ const MODULES: readonly MutationModule[] = [
     mutate: ['server/oracle/auth/**/*.ts'],
     tests: [
       'test/oracle/auth.test.ts',
+      'test/oracle/auth-units.test.ts',
       'test/oracle/token-cache-expiry.test.ts',
       'test/security/tokens.test.ts',
     ],

@@ -52,8 +52,11 @@ export function oracleCanIssue(audiences: ReadonlySet<string>) {
 export function createTokenVerifier(deps: {
   identity: Pick<OracleIdentity, 'signer' | 'audiences'>;
   resolveDidKey: DidKeyResolver;
+  /** Most verified tokens kept; the oldest goes first. Default 10,000. */
+  cacheEntries?: number;
 }): TokenVerifier {
   const { identity, resolveDidKey } = deps;
+  const cacheEntries = deps.cacheEntries ?? CACHE_ENTRIES;
   const canIssue = oracleCanIssue(identity.audiences);
   const cache = new Map<string, { token: VerifiedToken; until: number }>();
 
@@ -98,7 +101,7 @@ export function createTokenVerifier(deps: {
 
     const expiresAt = Number.isFinite(token.expiration) ? token.expiration * 1000 : undefined;
     const verified: VerifiedToken = { issuer, audience, expiresAt, cid: token.cid.toString(), serialized };
-    if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
+    if (cache.size >= cacheEntries) cache.delete(cache.keys().next().value as string);
     cache.set(key, { token: verified, until: Math.min(expiresAt ?? Infinity, Date.now() + MAX_CACHE_MS) });
     return verified;
   }
@@ -119,7 +122,7 @@ async function decode(serialized: string): Promise<UcanDelegation> {
 }
 
 /** The code of a ucanto `Unauthorized`: the first reason among its invalid proofs. */
-function codeOf(error: { invalidProofs?: { name?: string }[] }) {
+export function codeOf(error: { invalidProofs?: { name?: string }[] }) {
   const names = new Set((error.invalidProofs ?? []).map((p) => p.name));
   if (names.has('InvalidSignature')) return 'auth_bad_signature' as const;
   if (names.has('DIDKeyResolutionError')) return 'auth_unknown_issuer' as const;
