@@ -79,6 +79,8 @@ const MODULES: readonly MutationModule[] = [
     name: 'plugin-credits',
     mutate: ['server/oracle/plugins/credits/**/*.ts'],
     tests: [
+      'test/oracle/verify-payment.test.ts',
+      'test/oracle/credits-ledger.test.ts',
       'test/oracle/memory-credits.test.ts',
       'test/security/payments.test.ts',
       'test/security/payments-chain-outage.test.ts',
