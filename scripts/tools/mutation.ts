@@ -84,8 +84,6 @@ const MODULES: readonly MutationModule[] = [
       'test/oracle/memory-credits.test.ts',
       'test/security/payments.test.ts',
       'test/security/payments-chain-outage.test.ts',
-      'test/security/regressions.test.ts',
-      'test/security/wrong-user.test.ts',
     ],
   },
   {
