@@ -71,7 +71,8 @@ export interface UseChatResult {
  * draws this chat's components and tool calls with. An empty `sessionId` is "no session yet": nothing is
  * loaded and nothing fails until a message is sent.
  *
- * `overrides` (`{ baseUrl, wsUrl }`, or once on the provider) replace the addresses resolved from the chain.
+ * `overrides` (`{ baseUrl, wsUrl }`, or once on the provider) replace the addresses resolved from the chain; two
+ * `useChat` of one session with different overrides are two chats, each with its own server.
  *
  * @example
  * const { messages, sendMessage, status, abortStream } = useChat({
@@ -91,7 +92,9 @@ export function useChat<S extends ToolSchemas = ToolSchemas>(options: IChatOptio
   const config = useOraclesConfig(oracleDid, options.overrides);
   const { apiUrl, wsUrl, isConfigReady } = config;
 
-  const key = `${ctx.wallet.did}|${oracleDid}|${sessionId}`;
+  // One chat per user, oracle, session and server: hooks of the same session whose overrides point at other
+  // addresses talk to their own server, not to the one the first of them resolved.
+  const key = `${ctx.wallet.did}|${oracleDid}|${sessionId}|${options.overrides?.baseUrl ?? ''}|${options.overrides?.wsUrl ?? ''}`;
   const ctxRef = useRef(ctx);
   ctxRef.current = ctx;
   const controller: ChatController = ctx.chats.get(key, () => ({

@@ -260,3 +260,34 @@ describe('useChat against the mocked oracle', () => {
     expect(result.current.error).toBeUndefined();
   });
 });
+
+describe('useChat with overrides', () => {
+  it('two hooks of the same session on two servers (overrides.baseUrl) each talk to their own', async () => {
+    const here = mockOracle({
+      apiUrl: 'http://here.test',
+      sessions: [session()],
+      history: { ses_1: [{ id: 'h1', type: 'human', content: 'said here' }] },
+      script: [{ type: 'text', text: 'from here' }],
+    });
+    mockOracle({
+      apiUrl: 'http://there.test',
+      sessions: [session()],
+      history: { ses_1: [{ id: 't1', type: 'human', content: 'said there' }] },
+      script: [{ type: 'text', text: 'from there' }],
+    });
+    const oracleDid = here.control.oracleDid;
+    const { result } = renderHook(
+      () => ({
+        here: useChat({ oracleDid, sessionId: 'ses_1', overrides: { baseUrl: 'http://here.test' } }),
+        there: useChat({ oracleDid, sessionId: 'ses_1', overrides: { baseUrl: 'http://there.test' } }),
+      }),
+      { wrapper: providerFor(here, { chainRestUrl: undefined }) },
+    );
+    await waitFor(() => expect(result.current.there.messages.map(textOf)).toEqual(['said there']));
+    expect(result.current.here.messages.map(textOf)).toEqual(['said here']);
+    act(() => result.current.there.sendMessage('Hi'));
+    await waitFor(() => expect(textOf(result.current.there.messages.at(-1))).toBe('from there'));
+    await waitFor(() => expect(result.current.there.status).toBe('ready'));
+    expect(result.current.here.messages.map(textOf)).toEqual(['said here']);
+  });
+});
