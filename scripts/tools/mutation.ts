@@ -58,6 +58,7 @@ const MODULES: readonly MutationModule[] = [
     name: 'oracle-http',
     mutate: ['server/oracle/http/**/*.ts'],
     tests: [
+      'test/oracle/error-handler.test.ts',
       'test/oracle/stream.test.ts',
       'test/oracle/sessions.test.ts',
       'test/oracle/runs.test.ts',

@@ -278,8 +278,18 @@ describe('useChat with overrides', () => {
     const oracleDid = here.control.oracleDid;
     const { result } = renderHook(
       () => ({
-        here: useChat({ oracleDid, sessionId: 'ses_1', overrides: { baseUrl: 'http://here.test' } }),
-        there: useChat({ oracleDid, sessionId: 'ses_1', overrides: { baseUrl: 'http://there.test' } }),
+        here: useChat({
+          oracleDid,
+          sessionId: 'ses_1',
+          overrides: { baseUrl: 'http://here.test' },
+          onPaymentRequiredError: vi.fn(),
+        }),
+        there: useChat({
+          oracleDid,
+          sessionId: 'ses_1',
+          overrides: { baseUrl: 'http://there.test' },
+          onPaymentRequiredError: vi.fn(),
+        }),
       }),
       { wrapper: providerFor(here, { chainRestUrl: undefined }) },
     );
