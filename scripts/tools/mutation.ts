@@ -95,7 +95,13 @@ const MODULES: readonly MutationModule[] = [
   {
     name: 'ussd-engine',
     mutate: ['server/ussd/engine/**/*.ts'],
-    tests: ['test/ussd/engine*.test.ts', 'test/menus/pagination.test.ts', 'test/ussd/flows.test.ts'],
+    tests: [
+      'test/ussd/engine*.test.ts',
+      'test/menus/pagination.test.ts',
+      'test/ussd/flows.test.ts',
+      'test/ussd/spec-replies.test.ts',
+      'test/ussd/pin-secrecy.test.ts',
+    ],
   },
 ];
 
