@@ -43,7 +43,8 @@
 // baseline that pause as long between `message` frames; 0 skips the paced phase),
 // BENCH_DATABASE_URL (a PostgreSQL
 // database: the run works in a schema of its own, dropped at the end), BENCH_REDIS_URL, BENCH_CPU_PROF_DIR
-// (write a V8 CPU profile of each server, for `--cpu-prof` analysis).
+// (write a V8 CPU profile of each server, for `--cpu-prof` analysis), BENCH_HEAP_SNAPSHOT_DIR (a heap snapshot
+// of each server at every memory sample of phase 3).
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';

@@ -1,5 +1,7 @@
 // Helpers shared by the benchmark scripts: order statistics and the CPU time of a child server process.
 import type { ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 
 /** The p-th percentile (0–100) of ascending samples; NaN when there are none. */
 export const percentile = (sorted: Float64Array, p: number): number =>
@@ -30,6 +32,9 @@ export interface MemorySample {
  */
 export function actAsMeasuredChild(): void {
   process.once('SIGTERM', () => process.exit(0));
+  // BENCH_HEAP_SNAPSHOT_DIR: a heap snapshot at every memory sample (for finding what a held stream keeps).
+  const snapshots = process.env['BENCH_HEAP_SNAPSHOT_DIR'];
+  let sample = 0;
   process.on('message', (m: unknown) => {
     if (m === 'cpu') {
       const { user, system } = process.cpuUsage();
@@ -40,6 +45,7 @@ export function actAsMeasuredChild(): void {
       gc?.();
       gc?.();
       const { heapUsed, rss } = process.memoryUsage();
+      if (snapshots) writeHeapSnapshot(path.join(snapshots, `${process.pid}-${++sample}.heapsnapshot`));
       process.send?.({ memory: { heapUsed, rss } satisfies MemorySample });
     }
   });
