@@ -48,6 +48,8 @@ export interface DialOptions {
  */
 export interface EngineDialer<A extends AccountService> {
   accounts: A;
+  /** The engine itself, for a request the dialer's `send` does not make (another phone, a stored session). */
+  engine: UssdEngine;
   /** Stored sessions as JSON text, by session id. */
   sessions: Map<string, string>;
   /** Every log line the engine wrote (debug level), as text. */
@@ -88,6 +90,7 @@ export function engineDialer(
   };
   return {
     accounts,
+    engine,
     sessions,
     logs,
     async send(text, { sessionId = 's1', phoneNumber = TEST_PHONE, serviceCode = TEST_SERVICE_CODE } = {}) {

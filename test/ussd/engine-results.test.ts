@@ -1,0 +1,226 @@
+import { describe, expect, it } from 'vitest';
+import { USSD_SESSION_EXPIRED_REPLY } from '../../contracts/ussd.js';
+import type { AnyActionHandler } from '../../server/ussd/engine/action-types.js';
+import { cursorOf, freshCursor } from '../../server/ussd/engine/cursor.js';
+import { fillTemplate } from '../../server/ussd/engine/templates.js';
+import { nodeOf } from '../../server/ussd/engine/turn.js';
+import type { UssdSession } from '../../server/ussd/engine/types.js';
+import { validators } from '../../server/ussd/engine/validators.js';
+import { isWeakPin } from '../../server/ussd/engine/weak-pin.js';
+import { engineDialer, TEST_PHONE, TEST_SERVICE_CODE } from '../helpers/engine-dialer.js';
+import { fixtureTree } from '../helpers/fixture-menus.js';
+
+// What the engine hands back besides the reply (expired, committed, processedText), what it logs when it refuses
+// a request, and the small helpers it is built on, at their boundaries. Written for the survivors of Stryker's
+// first ussd-engine run (issue 26).
+
+const tree = fixtureTree('basic');
+
+/** The fixture's actions; signIn also writes through the accounts (so the turn commits). */
+const actions: Record<string, AnyActionHandler> = {
+  signIn: async (ctx) => {
+    if (ctx.input === undefined) return { retry: 'hello', params: { who: 'stranger' } };
+    const created = await ctx.accounts.createCustomer({
+      fullName: ctx.input,
+      email: null,
+      pin: '48213',
+      phoneNumber: ctx.phoneNumber,
+      language: 'en',
+    });
+    ctx.login({
+      customerId: created.customerId,
+      fullName: ctx.input,
+      email: null,
+      language: 'en',
+      lockedAt: null,
+    });
+    return { next: 'preMenu', notice: 'hello', params: { who: ctx.input } };
+  },
+  signOut: (ctx) => {
+    ctx.logout();
+    return Promise.resolve({ next: 'preMenu' });
+  },
+};
+
+const request = (
+  text: string,
+  sessionId = 's1',
+  phoneNumber = TEST_PHONE,
+  serviceCode = TEST_SERVICE_CODE,
+) => ({
+  sessionId,
+  phoneNumber,
+  serviceCode,
+  text,
+});
+
+/** The log lines of a dialer as objects. */
+const logsOf = (lines: string[]): { msg: string; [k: string]: unknown }[] =>
+  lines.map((l) => JSON.parse(l) as { msg: string });
+
+describe('engine results', () => {
+  it('text for no session: the spec reply, expired, nothing processed, logged as unknown', async () => {
+    const d = engineDialer({ tree, actions });
+    const result = await d.engine.handle(request('1'), undefined);
+    expect(result).toEqual({
+      reply: USSD_SESSION_EXPIRED_REPLY,
+      session: undefined,
+      processedText: '',
+      expired: true,
+    });
+    expect(USSD_SESSION_EXPIRED_REPLY.startsWith('END ')).toBe(true);
+    expect(logsOf(d.logs).at(-1)).toMatchObject({
+      msg: 'ussd: text for an unknown or expired session; answering that it expired',
+      sessionId: 's1',
+      stored: false,
+    });
+  });
+
+  it('a stored session of another phone or service code is not this one: expired, logged as not fitting', async () => {
+    const d = engineDialer({ tree, actions });
+    await d.send('');
+    const stored = d.session() as UssdSession;
+    for (const other of [request('1', 's1', '+254700000999'), request('1', 's1', TEST_PHONE, '*999#')]) {
+      d.logs.length = 0;
+      expect(await d.engine.handle(other, stored)).toMatchObject({
+        reply: USSD_SESSION_EXPIRED_REPLY,
+        session: undefined,
+        expired: true,
+      });
+      expect(logsOf(d.logs).at(-1)).toMatchObject({
+        msg: 'ussd: stored session does not fit this request; answering that it expired',
+        stored: true,
+      });
+    }
+    // The same phone and service code: the menu choice is applied.
+    expect((await d.engine.handle(request('1'), stored)).expired).toBeUndefined();
+  });
+
+  it('a text that does not extend what was processed: the last reply, unchanged session, one warning', async () => {
+    const d = engineDialer({ tree, actions });
+    await d.send('');
+    const afterTwo = await d.send('2');
+    const stored = d.session() as UssdSession;
+    d.logs.length = 0;
+    expect(await d.engine.handle(request('1'), stored)).toEqual({
+      reply: afterTwo,
+      session: stored,
+      processedText: stored.processedText,
+    });
+    expect(logsOf(d.logs)).toMatchObject([
+      {
+        msg: 'ussd: text does not extend the processed text; answering the last reply',
+        sessionId: 's1',
+        processedLength: 1,
+        textLength: 1,
+      },
+    ]);
+    // A retry of the same text is not a divergence: the same answer, no warning.
+    d.logs.length = 0;
+    expect((await d.engine.handle(request('2'), stored)).reply).toBe(afterTwo);
+    expect(logsOf(d.logs).filter((l) => l.msg.startsWith('ussd: text does not extend'))).toEqual([]);
+  });
+
+  it('several inputs in one request stop at the END: the inputs after it are not applied', async () => {
+    const d = engineDialer({ tree, actions });
+    await d.send('');
+    const result = await d.engine.handle(request('2*6*1*1'), d.session());
+    expect(result.reply).toBe('END Done, .');
+    expect(result.session).toBeUndefined();
+    // What was never applied is masked like a typed value: it could have been a PIN meant for a later screen.
+    expect(result.processedText).toBe('2*6*•*•');
+  });
+
+  it('committed: set by a turn that wrote through the accounts, and only then', async () => {
+    const d = engineDialer({ tree, actions });
+    await d.send('');
+    const browsing = await d.engine.handle(request('1'), d.session());
+    expect(browsing.committed).toBeUndefined();
+    await d.send('3');
+    const signedIn = await d.engine.handle(request('3*Amina'), d.session());
+    expect(signedIn.committed).toBe(true);
+    expect(signedIn.reply).toContain('Hello Amina!');
+  });
+});
+
+describe('cursorOf: a stored session the tree cannot continue is no cursor', () => {
+  const base = (): UssdSession => {
+    const cursor = freshCursor(tree, 'en');
+    return {
+      sessionId: 's',
+      phoneNumber: TEST_PHONE,
+      serviceCode: TEST_SERVICE_CODE,
+      state: 'choices',
+      message: '',
+      isAuthenticated: false,
+      processedText: '2',
+      data: {
+        v: 1,
+        lang: cursor.lang,
+        page: 0,
+        params: {},
+        history: [{ node: 'preMenu', params: {} }],
+        form: {},
+        secrets: {},
+      },
+    };
+  };
+
+  it('continues a session on a screen of the tree', () => {
+    expect(cursorOf(base(), tree)).toMatchObject({
+      node: 'choices',
+      lang: 'en',
+      history: [{ node: 'preMenu' }],
+    });
+  });
+
+  it.each([
+    ['on an unknown node', (s: UssdSession) => ({ ...s, state: 'gone' })],
+    ['on an action node', (s: UssdSession) => ({ ...s, state: 'quickSignIn' })],
+    ['on an end node', (s: UssdSession) => ({ ...s, state: 'done' })],
+    [
+      'with an unknown node in its history',
+      (s: UssdSession) => ({ ...s, data: { ...s.data, history: [{ node: 'gone', params: {} }] } }),
+    ],
+    ['in a language the tree lacks', (s: UssdSession) => ({ ...s, data: { ...s.data, lang: 'fr' } })],
+  ])('%s', (_name, change) => {
+    expect(cursorOf(change(base()), tree)).toBeUndefined();
+  });
+
+  it('nodeOf names a node that does not exist', () => {
+    expect(() => nodeOf(tree, 'gone')).toThrow('menu node "gone" does not exist');
+  });
+});
+
+describe('helpers at their boundaries', () => {
+  it('fillTemplate: cuts a value to its placeholder length, collapses runs of spaces, leaves missing ones empty', () => {
+    const lengths = { name: 5, who: 3 };
+    expect(fillTemplate('Hi {name}!', { name: 'Amina' }, lengths)).toBe('Hi Amina!');
+    expect(fillTemplate('Hi {name}!', { name: 'Aminata' }, lengths)).toBe('Hi Amina!');
+    expect(fillTemplate('Hi {name}!', { name: 'A  \t b' }, lengths)).toBe('Hi A b!');
+    expect(fillTemplate('Hi {name}!', { name: 'A \n\n b c' }, lengths)).toBe('Hi A b c!');
+    expect(fillTemplate('{who}/{name}', {}, lengths)).toBe('/');
+    expect(fillTemplate('{unknown}', { unknown: 'x' }, lengths)).toBe('');
+    expect(fillTemplate('No placeholder', { name: 'x' }, lengths)).toBe('No placeholder');
+  });
+
+  it('names: 2 to 60 characters after trimming', () => {
+    expect(validators.fullName('  Jo  ')).toEqual({ ok: true, value: 'Jo' });
+    expect(validators.fullName('A'.repeat(60))).toEqual({ ok: true, value: 'A'.repeat(60) });
+    expect(validators.fullName('A'.repeat(61))).toEqual({ ok: false, notice: 'invalidName' });
+    expect(validators.fullName('J')).toEqual({ ok: false, notice: 'invalidName' });
+  });
+
+  it('e-mail addresses: trimmed, at most 60 characters', () => {
+    const sixty = `${'a'.repeat(48)}@example.org`;
+    expect(sixty).toHaveLength(60);
+    expect(validators.email(` ${sixty} `)).toEqual({ ok: true, value: sixty });
+    expect(validators.email(`a${sixty}`)).toEqual({ ok: false, notice: 'invalidEmail' });
+  });
+
+  it('weak PINs: a run down must be down all the way', () => {
+    expect(isWeakPin('54321')).toBe(true);
+    expect(isWeakPin('10246')).toBe(false);
+    expect(isWeakPin('21357')).toBe(false);
+  });
+});
