@@ -131,6 +131,29 @@ describe('engine results', () => {
     expect(result.processedText).toBe('2*6*•*•');
   });
 
+  it('what processedText keeps readable: menu choices, paging and back keys, skip; typed values are masked', async () => {
+    const d = engineDialer({ tree, actions });
+    await d.send('');
+    // An info screen's paging, an input's back and skip keys are not typed values.
+    expect((await d.engine.handle(request('1*98*0*0'), d.session())).processedText).toBe('1*98*0*0');
+    await d.send('');
+    expect((await d.engine.handle(request('3*0'), d.session())).processedText).toBe('3*0');
+    await d.send('');
+    const skipped = await d.engine.handle(request('3*00'), d.session());
+    expect(skipped.processedText).toBe('3*00');
+    expect(skipped.reply).toContain('Hello stranger!');
+    const named = await d.engine.handle(request('3*00*Amina'), skipped.session);
+    expect(named.processedText).toBe('3*00*•••••');
+  });
+
+  it('the exit key (an empty input) ends the session there: what follows it is not applied', async () => {
+    const d = engineDialer({ tree, actions });
+    await d.send('');
+    const result = await d.engine.handle(request('2**6'), d.session());
+    expect(result.reply).toBe(`END ${tree.system.goodbye['en'] ?? ''}`);
+    expect(result.session).toBeUndefined();
+  });
+
   it('committed: set by a turn that wrote through the accounts, and only then', async () => {
     const d = engineDialer({ tree, actions });
     await d.send('');
