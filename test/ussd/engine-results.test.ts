@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { USSD_SESSION_EXPIRED_REPLY } from '../../contracts/ussd.js';
+import { scryptCost } from '../../server/ussd/crypto/pin-crypto.js';
+import { createSecretHasher } from '../../server/ussd/crypto/secret-hash.js';
+import { actionContext } from '../../server/ussd/engine/action-context.js';
 import type { AnyActionHandler } from '../../server/ussd/engine/action-types.js';
 import { cursorOf, freshCursor } from '../../server/ussd/engine/cursor.js';
 import { fillTemplate } from '../../server/ussd/engine/templates.js';
-import { nodeOf } from '../../server/ussd/engine/turn.js';
+import { nodeOf, type Turn } from '../../server/ussd/engine/turn.js';
 import type { UssdSession } from '../../server/ussd/engine/types.js';
 import { validators } from '../../server/ussd/engine/validators.js';
 import { isWeakPin } from '../../server/ussd/engine/weak-pin.js';
 import { engineDialer, TEST_PHONE, TEST_SERVICE_CODE } from '../helpers/engine-dialer.js';
+import { TEST_SCRYPT_LOG2N } from '../helpers/env.js';
 import { fixtureTree } from '../helpers/fixture-menus.js';
 
 // What the engine hands back besides the reply (expired, committed, processedText), what it logs when it refuses
@@ -245,5 +249,48 @@ describe('helpers at their boundaries', () => {
     expect(isWeakPin('54321')).toBe(true);
     expect(isWeakPin('10246')).toBe(false);
     expect(isWeakPin('21357')).toBe(false);
+  });
+});
+
+describe('the context an action handler gets', () => {
+  const contextAt = (lang = 'en') => {
+    const cursor = {
+      ...freshCursor(tree, lang),
+      form: { name: 'Amina', email: 'a@b.co' },
+      secrets: {} as Record<string, string>,
+    };
+    const turn = {
+      tree,
+      cursor,
+      request: request(''),
+      secrets: createSecretHasher(scryptCost(TEST_SCRYPT_LOG2N)),
+    } as unknown as Turn;
+    return { cursor, ctx: actionContext(turn, undefined) };
+  };
+
+  it('forget drops a saved value and its secret; the others stay', async () => {
+    const { cursor, ctx } = contextAt();
+    cursor.secrets['name'] = 'hash';
+    ctx.forget('name' as never);
+    expect(cursor.form).toEqual({ email: 'a@b.co' });
+    expect(cursor.secrets).toEqual({});
+    expect(await ctx.matchesSecret('name' as never, 'anything')).toBe(false);
+  });
+
+  it('matchesSecret: only a value whose hash was kept for that field', async () => {
+    const { cursor, ctx } = contextAt();
+    const hasher = createSecretHasher(scryptCost(TEST_SCRYPT_LOG2N));
+    cursor.secrets['pin'] = await hasher.hash('48213');
+    expect(await ctx.matchesSecret('pin' as never, '48213')).toBe(true);
+    expect(await ctx.matchesSecret('pin' as never, '48214')).toBe(false);
+    expect(await ctx.matchesSecret('newPin', '48213')).toBe(false);
+  });
+
+  it("login takes the customer's language only when the menus have it; setLanguage refuses others", () => {
+    const { cursor, ctx } = contextAt();
+    ctx.login({ customerId: 'C1', fullName: 'A', email: null, language: 'xx' as never, lockedAt: null });
+    expect(cursor).toMatchObject({ isAuthenticated: true, customerId: 'C1', lang: 'en' });
+    expect(() => ctx.setLanguage('xx' as never)).toThrow('language "xx" is not in the menus');
+    expect(cursor.lang).toBe('en');
   });
 });
