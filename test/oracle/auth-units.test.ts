@@ -421,6 +421,11 @@ describe('did:ixo documents', () => {
       },
     ];
     for (const form of forms) expect(didKeyOfVerificationMethod(form), JSON.stringify(form)).toBe(expected);
+    // A bare 32-byte key that happens to begin with the prefix's bytes is not mistaken for a prefixed one.
+    const lookalike = Uint8Array.from([0xed, 0x01, ...raw.subarray(2)]);
+    expect(
+      didKeyOfVerificationMethod({ type: 'Multikey', publicKeyMultibase: base58btc.encode(lookalike) }),
+    ).toBe(`did:key:${base58btc.encode(prefixed(lookalike))}`);
   });
 
   it('anything else is no key', () => {
@@ -453,6 +458,7 @@ describe('did:ixo documents', () => {
           call: (_method: unknown, request: { id: string }) => {
             calls.push(request.id);
             if (fail) return Promise.reject(fail);
+            if (request.id === 'did:ixo:nodoc') return Promise.resolve({ response: {} });
             const doc = documents[request.id];
             if (doc === undefined) return Promise.reject(Object.assign(new Error('not found'), { code: 5 }));
             return Promise.resolve({ response: { iidDocument: doc } });
@@ -488,6 +494,7 @@ describe('did:ixo documents', () => {
       expect(calls).toEqual(['did:ixo:a', 'did:ixo:a']);
       expect(await resolve('did:ixo:empty')).toEqual([]);
       expect(await resolve('did:ixo:nomethods')).toEqual([]);
+      expect(await resolve('did:ixo:nodoc')).toEqual([]);
     });
 
     it('an unknown DID is no key (and cached); a transport failure throws and is not cached', async () => {
