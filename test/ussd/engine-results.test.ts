@@ -158,6 +158,18 @@ describe('engine results', () => {
     expect(result.session).toBeUndefined();
   });
 
+  it('a stored page beyond the last is shown as the last page', async () => {
+    const d = engineDialer({ tree, actions });
+    await d.send('');
+    await d.send('2');
+    const lastPage = await d.send('2*98');
+    const stored = d.session() as UssdSession;
+    const beyond = { ...stored, data: { ...stored.data, page: 9 } };
+    const result = await d.engine.handle(request('2*98*98'), beyond);
+    expect(result.reply).toBe(lastPage.replace(/^CON /, 'CON Invalid choice.\n\n'));
+    expect((result.session?.data as { page: number }).page).toBe(1);
+  });
+
   it('committed: set by a turn that wrote through the accounts, and only then', async () => {
     const d = engineDialer({ tree, actions });
     await d.send('');
