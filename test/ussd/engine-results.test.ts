@@ -8,6 +8,7 @@ import { cursorOf, freshCursor } from '../../server/ussd/engine/cursor.js';
 import { fillTemplate } from '../../server/ussd/engine/templates.js';
 import { nodeOf, type Turn } from '../../server/ussd/engine/turn.js';
 import type { UssdSession } from '../../server/ussd/engine/types.js';
+import { readEngineData } from '../../server/ussd/engine/session-data.js';
 import { validators } from '../../server/ussd/engine/validators.js';
 import { isWeakPin } from '../../server/ussd/engine/weak-pin.js';
 import { engineDialer, TEST_PHONE, TEST_SERVICE_CODE } from '../helpers/engine-dialer.js';
@@ -255,6 +256,23 @@ describe('helpers at their boundaries', () => {
     expect(sixty).toHaveLength(60);
     expect(validators.email(` ${sixty} `)).toEqual({ ok: true, value: sixty });
     expect(validators.email(`a${sixty}`)).toEqual({ ok: false, notice: 'invalidEmail' });
+  });
+
+  it('stored engine data: at most 100 history entries, each naming its node', () => {
+    const data = (history: unknown[]) => ({
+      v: 1,
+      lang: 'en',
+      page: 0,
+      params: {},
+      history,
+      form: {},
+      secrets: {},
+    });
+    const entry = { node: 'preMenu', params: {} };
+    expect(readEngineData(data(Array.from({ length: 100 }, () => entry)))?.history).toHaveLength(100);
+    expect(readEngineData(data(Array.from({ length: 101 }, () => entry)))).toBeUndefined();
+    expect(readEngineData(data([{ node: 5, params: {} }]))).toBeUndefined();
+    expect(readEngineData(data([{ params: {} }]))).toBeUndefined();
   });
 
   it('weak PINs: a run down must be down all the way', () => {
