@@ -91,6 +91,7 @@ describe('credits plugin (ORACLE_FEATURES=credits)', () => {
     const body = OracleError.parse(await refused.response.json());
     expect(body).toMatchObject({
       code: 'payment_required',
+      message: 'Your credits do not cover this turn (1 credits). Pay to continue.',
       statusCode: 402,
       outstandingClaims: [expect.stringMatching(/^claim_/)],
     });

@@ -252,10 +252,21 @@ describe('verifyPayment', () => {
       mismatch: ['sender'],
     });
     const fromOtherInAtom = tx([{ from: OTHER, coins: [['1000', 'uatom']] }]);
-    expect(refusal(() => verifyPayment(fromOtherInAtom, expected(['10', 'uixo'], CALLER))).mismatch).toEqual([
-      'sender',
-      'denom',
-    ]);
+    expect(refusal(() => verifyPayment(fromOtherInAtom, expected(['10', 'uixo'], CALLER)))).toMatchObject({
+      message: `The transaction does not pay what was reported: it is not sent from your account ${CALLER}; it sends nothing in uixo.`,
+      mismatch: ['sender', 'denom'],
+    });
+  });
+
+  it('a report in another denom is named beside any other problem', () => {
+    expect(
+      refusal(() => verifyPayment(tx([{ to: OTHER, coins: [['10', 'uixo']] }]), expected(['10', 'uatom']))),
+    ).toEqual({
+      status: 422,
+      code: 'payment_mismatch',
+      message: `The transaction does not pay what was reported: it sends nothing to ${PAY_TO}; payments are in uixo, not uatom.`,
+      mismatch: ['recipient', 'denom'],
+    });
   });
 });
 
