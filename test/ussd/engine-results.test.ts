@@ -141,8 +141,11 @@ describe('engine results', () => {
     await d.send('');
     // An info screen's paging, an input's back and skip keys are not typed values.
     expect((await d.engine.handle(request('1*98*0*0'), d.session())).processedText).toBe('1*98*0*0');
-    await d.send('');
-    expect((await d.engine.handle(request('3*0'), d.session())).processedText).toBe('3*0');
+    const home = await d.send('');
+    const back = await d.engine.handle(request('3*0'), d.session());
+    expect(back.processedText).toBe('3*0');
+    // `0` on an input goes back to the screen before it, with no "Invalid choice".
+    expect(back.reply).toBe(home);
     await d.send('');
     const skipped = await d.engine.handle(request('3*00'), d.session());
     expect(skipped.processedText).toBe('3*00');
