@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../server/db/index.js';
-import { createThrowawayDatabase, TEST_DATABASE_URL } from '../helpers/db.js';
+import { createThrowawayDatabase, startTestPglite, TEST_DATABASE_URL } from '../helpers/db.js';
 
 // Db.prepared: the dial's account lookup runs as a named prepared statement on PostgreSQL (issue 23, USSD in
 // production). The same call must give the same rows on both databases, bind new values on each call, and leave
@@ -26,11 +26,14 @@ async function behavesLikeAQuery(db: Db): Promise<void> {
 
 describe('Db.prepared', () => {
   it('PGlite: runs the text with its parameters', async () => {
-    const db = await openDb({ kind: 'pglite' });
+    // From the run's template: half a second, where a fresh in-memory PGlite runs initdb for about ten.
+    const instance = await startTestPglite();
+    const db = await openDb({ kind: 'pglite', instance });
     try {
       await behavesLikeAQuery(db);
     } finally {
       await db.close();
+      await instance.close();
     }
   });
 
