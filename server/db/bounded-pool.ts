@@ -111,10 +111,11 @@ export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): Bo
       let gaveUp = false;
       let timer: NodeJS.Timeout | undefined;
       const attempt = (async () => {
-        // Every pooled connection busy (a burst of turns): the database answers them, so the check must not
-        // wait for one of them (and report an outage when the wait gives up). It asks on a connection of its
-        // own, opened for this check and closed after it.
-        if (pool.idleCount === 0 && pool.totalCount >= (config.max ?? 10)) {
+        // No idle pooled connection: every one busy (a burst of turns), or one would have to be opened within
+        // the pool's acquire timeout (500 ms by default, less than a slow machine may take to connect). The
+        // check must neither wait for a busy one nor give up sooner than its own timeout, so it asks on a
+        // connection of its own, opened with the check's timeout and closed after it.
+        if (pool.idleCount === 0) {
           const own = new pg.Client({ ...config, connectionTimeoutMillis: timeoutMs });
           own.on('error', () => undefined);
           try {
