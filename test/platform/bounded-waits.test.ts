@@ -36,6 +36,28 @@ describe.runIf(TEST_DATABASE_URL)('bounded waits on PostgreSQL', () => {
     }
   });
 
+  it("no idle connection and a slow connect: the /health ping waits its own 2 s, not the pool's 500 ms acquire timeout (CI saw 503 in a warm-up)", async () => {
+    await using database = await createThrowawayDatabase('ping_slow_connect');
+    const target = new URL(database.url ?? '');
+    await using proxy = await startStallProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const db = await openDb({
+      kind: 'postgres',
+      url: throughProxy(database.url ?? '', proxy.port),
+      poolSize: 2,
+    });
+    try {
+      // A database that takes a second to accept a connection (a saturated machine, a far network).
+      proxy.stall();
+      const resume = setTimeout(() => proxy.resume(), 1000);
+      const t0 = Date.now();
+      await expect(db.ping(2000)).resolves.toBeUndefined();
+      clearTimeout(resume);
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
+    } finally {
+      await db.close();
+    }
+  });
+
   it('no statement timeout: a statement now ends at DB_STATEMENT_TIMEOUT_MS and its connection stays usable', async () => {
     await using database = await createThrowawayDatabase('stmt_timeout');
     const db = await openDb({
