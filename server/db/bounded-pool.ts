@@ -111,12 +111,12 @@ export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): Bo
       let gaveUp = false;
       let timer: NodeJS.Timeout | undefined;
       const attempt = (async () => {
+        // A closed pool answers as closed: a connection of the check's own would still reach the database.
+        if (pool.ended) throw new Error('database pool is closed');
         // No idle pooled connection: every one busy (a burst of turns), or one would have to be opened within
         // the pool's acquire timeout (500 ms by default, less than a slow machine may take to connect). The
         // check must neither wait for a busy one nor give up sooner than its own timeout, so it asks on a
         // connection of its own, opened with the check's timeout and closed after it.
-        // A closed pool answers as closed: its own connection would still reach the database.
-        if (pool.ended) throw new Error('database pool is closed');
         if (pool.idleCount === 0) {
           const own = new pg.Client({ ...config, connectionTimeoutMillis: timeoutMs });
           own.on('error', () => undefined);
