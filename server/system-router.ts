@@ -4,6 +4,7 @@ import { systemContract } from '../contracts/system.js';
 import type { Logger } from './logger.js';
 import type { Part, PartContext } from './part.js';
 import type { ServerLifecycle } from './server.js';
+import { withTimeout } from './with-timeout.js';
 
 const s = initServer();
 
@@ -32,20 +33,12 @@ export function createSystemRouter(
   const checkRedis = async (logger: Logger): Promise<boolean | undefined> => {
     const redis = ctx.redis;
     if (redis === undefined) return undefined;
-    let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([
-        redis.ping(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error('redis ping timed out')), HEALTH_CHECK_TIMEOUT_MS);
-        }),
-      ]);
+      await withTimeout(redis.ping(), HEALTH_CHECK_TIMEOUT_MS, 'redis ping');
       return true;
     } catch (err) {
       logger.warn({ err }, 'health: redis unreachable');
       return false;
-    } finally {
-      clearTimeout(timer);
     }
   };
   const router = s.router(systemContract, {

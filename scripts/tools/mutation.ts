@@ -22,8 +22,9 @@ interface MutationModule {
 const MODULES: readonly MutationModule[] = [
   {
     name: 'ussd-session',
-    mutate: ['server/ussd/session/**/*.ts'],
+    mutate: ['server/ussd/session/**/*.ts', 'server/with-timeout.ts'],
     tests: [
+      'test/platform/with-timeout.test.ts',
       'test/ussd/session-stores.test.ts',
       'test/ussd/session-flow.test.ts',
       'test/ussd/session-semantics.test.ts',

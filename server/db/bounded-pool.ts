@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { withTimeout } from '../with-timeout.js';
 
 /** How long a pooled PostgreSQL connection may make a caller wait. */
 export interface PoolBounds {
@@ -109,7 +110,7 @@ export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): Bo
     pool,
     async ping(timeoutMs) {
       let gaveUp = false;
-      let timer: NodeJS.Timeout | undefined;
+      let own: pg.Client | undefined;
       const attempt = (async () => {
         // A closed pool answers as closed: a connection of the check's own would still reach the database.
         if (pool.ended) throw new Error('database pool is closed');
@@ -118,11 +119,13 @@ export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): Bo
         // check must neither wait for a busy one nor give up sooner than its own timeout, so it asks on a
         // connection of its own, opened with the check's timeout and closed after it.
         if (pool.idleCount === 0) {
-          const own = new pg.Client({ ...config, connectionTimeoutMillis: timeoutMs });
+          // pg's own timeouts are only a backstop (twice the check's): after a stall of this process they would
+          // be due at the same moment as the check's, and fire before the answer that beat them is read.
+          own = new pg.Client({ ...config, connectionTimeoutMillis: 2 * timeoutMs });
           own.on('error', () => undefined);
           try {
             await own.connect();
-            await own.query({ text: 'select 1', query_timeout: timeoutMs } as pg.QueryConfig);
+            await own.query({ text: 'select 1', query_timeout: 2 * timeoutMs } as pg.QueryConfig);
           } finally {
             void own.end().catch(() => undefined);
           }
@@ -135,24 +138,20 @@ export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): Bo
         }
         try {
           // pg reads a per-query `query_timeout` (its types do not declare it).
-          await client.query({ text: 'select 1', query_timeout: timeoutMs } as pg.QueryConfig);
+          await client.query({ text: 'select 1', query_timeout: 2 * timeoutMs } as pg.QueryConfig);
           client.release();
         } catch (err) {
           client.release(true);
           throw err;
         }
       })();
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          gaveUp = true;
-          reject(new Error(`database ping timed out after ${timeoutMs} ms`));
-        }, timeoutMs);
-      });
       attempt.catch(() => undefined);
       try {
-        await Promise.race([attempt, timeout]);
-      } finally {
-        clearTimeout(timer);
+        await withTimeout(attempt, timeoutMs, 'database ping');
+      } catch (err) {
+        gaveUp = true;
+        void own?.end().catch(() => undefined);
+        throw err;
       }
     },
   };

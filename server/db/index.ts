@@ -5,6 +5,7 @@ import pg from 'pg';
 import { createBoundedPool, type PoolBounds } from './bounded-pool.js';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
+import { withTimeout } from '../with-timeout.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { openPglite } from './pglite-open.js';
 import { inSchema } from './pglite-schema.js';
@@ -117,18 +118,7 @@ function makeDb(
         (await kysely.executeQuery<R>(CompiledQuery.raw(text, [...values]))).rows),
     async ping(timeoutMs = 2000) {
       if (pool) return pool.ping(timeoutMs);
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`database ping timed out after ${timeoutMs} ms`)),
-          timeoutMs,
-        );
-      });
-      try {
-        await Promise.race([sql`select 1`.execute(kysely), timeout]);
-      } finally {
-        clearTimeout(timer);
-      }
+      await withTimeout(sql`select 1`.execute(kysely), timeoutMs, 'database ping');
     },
     async close() {
       if (closed) return;

@@ -1,5 +1,5 @@
 import { USSD_INVALID_INPUT_REPLY, USSD_UNAVAILABLE_REPLY, type UssdReply } from '../../contracts/ussd.js';
-import { StoreTimeoutError } from './session/with-timeout.js';
+import { StoreTimeoutError } from '../with-timeout.js';
 
 /** Every way a USSD request can fail, closed: each has its reply in {@link USSD_ERROR_REPLIES}. */
 export const USSD_ERROR_CODES = [

@@ -388,6 +388,8 @@ class HealthWatch {
     instance: number;
     status: number | string;
     state: string;
+    /** What the answer said of each dependency (e.g. `database disconnected`), for a failure's message. */
+    detail: string;
   }[] = [];
   private running = true;
   private loop: Promise<void> | undefined;
@@ -406,6 +408,13 @@ class HealthWatch {
               instance,
               status: 'error' in r ? r.error : r.status,
               state: 'error' in r ? '' : typeof r.body['status'] === 'string' ? r.body['status'] : '',
+              detail:
+                'error' in r
+                  ? ''
+                  : ['database', 'redis']
+                      .filter((k) => typeof r.body[k] === 'string')
+                      .map((k) => `${k} ${String(r.body[k])}`)
+                      .join(', '),
             });
           }),
         );
@@ -827,7 +836,8 @@ function report(
         const draining = h.state === 'draining' && h.instance === 0 && h.at >= termAt;
         if (!draining)
           failures.push(
-            `${phase.name}: /health of instance ${h.instance} said ${h.status} ${h.state} while up`,
+            `${phase.name}: /health of instance ${h.instance} said ${h.status} ${h.state} (${h.detail}) while up, ` +
+              `${h.at - h.startedAt} ms after it was asked`,
           );
       }
     }

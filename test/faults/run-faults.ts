@@ -255,6 +255,14 @@ async function agentFaults(work: string, log: NodeJS.WritableStream, logPath: st
     console.log(
       `\nFAILED (${result.failures.length}):\n  ${result.failures.slice(0, 40).join('\n  ')}\nserver log: ${logPath}`,
     );
+    // The log is gone with the machine once CI ends: its first health warnings say which check failed and why.
+    await new Promise<void>((resolve) => log.write('', () => resolve()));
+    const warnings = (await readFile(logPath, 'utf8').catch(() => ''))
+      .split('\n')
+      .filter((l) => l.includes('"health: '))
+      .slice(0, 6);
+    if (warnings.length)
+      console.log(`first health warnings in the log:\n  ${warnings.map((l) => l.slice(0, 600)).join('\n  ')}`);
     return 1;
   }
   console.log('\nall agent fault assertions passed');

@@ -8,7 +8,7 @@ import type { UssdPart } from '../../server/ussd/part.js';
 import { createMemorySessionStore } from '../../server/ussd/session/memory-session-store.js';
 import { createSessionFlow, type EndedReply } from '../../server/ussd/session/session-flow.js';
 import type { SessionStore } from '../../server/ussd/session/session-store.js';
-import { StoreTimeoutError } from '../../server/ussd/session/with-timeout.js';
+import { StoreTimeoutError } from '../../server/with-timeout.js';
 import { engineMenusPart } from '../helpers/fixture-menus.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { testEngine } from '../helpers/engine-dialer.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { USSD_INVALID_INPUT_REPLY, USSD_UNAVAILABLE_REPLY } from '../../contracts/ussd.js';
-import { StoreTimeoutError } from '../../server/ussd/session/with-timeout.js';
+import { StoreTimeoutError } from '../../server/with-timeout.js';
 import { USSD_ERROR_CODES, USSD_ERROR_REPLIES, UssdError } from '../../server/ussd/ussd-error.js';
 
 describe('UssdError', () => {

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../logger.js';
-import { withTimeout } from '../../ussd/session/with-timeout.js';
+import { withTimeout } from '../../with-timeout.js';
 
 /**
  * Slots of the turns a user has in flight, one per session: a new turn on a session whose turn is still running

@@ -4,7 +4,7 @@ import type { RedisReply } from 'rate-limit-redis';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import { FallbackStore, HealingRedisStore } from '../../ussd/http/rate-limit.js';
-import { withTimeout } from '../../ussd/session/with-timeout.js';
+import { withTimeout } from '../../with-timeout.js';
 import { OracleHttpError } from '../http/oracle-error.js';
 import {
   createFallbackRunSlots,

@@ -13,7 +13,7 @@ import { sendApiError } from '../../api-error.js';
 import { PhoneNumber } from '../../../contracts/ussd.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
-import { withTimeout } from '../session/with-timeout.js';
+import { withTimeout } from '../../with-timeout.js';
 import { createAddressList } from './address-list.js';
 
 /** What one budget of requests belongs to (USSD_RATE_LIMIT_KEY). */

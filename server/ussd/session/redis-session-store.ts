@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { SessionStore } from './session-store.js';
 import type { ValueSealer } from '../crypto/value-sealer.js';
-import { withTimeout } from './with-timeout.js';
+import { withTimeout } from '../../with-timeout.js';
 
 /** Options of {@link createRedisSessionStore}. */
 export interface RedisSessionStoreOptions {
