@@ -262,7 +262,9 @@ async function agentFaults(work: string, log: NodeJS.WritableStream, logPath: st
       .filter((l) => l.includes('"health: '))
       .slice(0, 6);
     if (warnings.length)
-      console.log(`first health warnings in the log:\n  ${warnings.map((l) => l.slice(0, 600)).join('\n  ')}`);
+      console.log(
+        `first health warnings in the log:\n  ${warnings.map((l) => l.slice(0, 600)).join('\n  ')}`,
+      );
     return 1;
   }
   console.log('\nall agent fault assertions passed');
