@@ -1,13 +1,27 @@
 import { performance } from 'node:perf_hooks';
-import { PassThrough } from 'node:stream';
+import { Stream } from 'node:stream';
 import type { Response } from 'express';
 import { encode, encodeComment } from 'eventsource-encoder';
 import type { RunEventRecord } from '../runs/event-log.js';
 
+/**
+ * What the handler returns as the answer's body. ts-rest pipes a body that is a `Stream` into the response; the
+ * frames are written to the response directly instead, so this one's `pipe` does nothing. (A PassThrough in
+ * between cost each open stream two stream states, a buffer and the pipe's listeners on both sides.)
+ */
+class WrittenDirectly extends Stream {
+  override pipe<T extends NodeJS.WritableStream>(destination: T): T {
+    return destination;
+  }
+}
+
+/** Stateless, so one serves every stream. */
+const WRITTEN_DIRECTLY = new WrittenDirectly();
+
 /** An open `text/event-stream` answer. */
 export interface EventStream {
-  /** The body to hand to the framework (it pipes it into the response). */
-  body: PassThrough;
+  /** The body to hand to ts-rest (a `Stream`, so it sends no body of its own; the frames go to `res`). */
+  body: Stream;
   /** Aborted when the client goes away or the stream ends. */
   signal: AbortSignal;
   write: (record: RunEventRecord) => void;
@@ -35,9 +49,9 @@ export function endEventStreams(http: object): void {
 
 /** An open stream's state, as the shared flush and heartbeat see it. */
 interface OpenStream {
-  body: PassThrough;
+  res: Response;
   /** Its headers are not sent yet: they leave with its first frames, or alone at the end of its first tick. */
-  res: Response | undefined;
+  headersPending: boolean;
   /** Frames written since the last flush. */
   pending: string[];
   /** When its next heartbeat is due (ms, performance clock). */
@@ -61,14 +75,15 @@ function flush(stream: OpenStream): void {
   const { pending } = stream;
   if (pending.length === 0) {
     // Nothing to say in the stream's first tick (a re-join waiting for the next event): headers alone.
-    stream.res?.flushHeaders();
-    stream.res = undefined;
+    if (stream.headersPending) stream.res.flushHeaders();
+    stream.headersPending = false;
     return;
   }
-  stream.res = undefined;
+  stream.headersPending = false;
   const chunk = pending.length === 1 ? (pending[0] as string) : pending.join('');
   stream.pending = [];
-  stream.body.write(chunk);
+  // A response whose client went away takes no more frames (its 'close' ends the stream).
+  if (!stream.res.writableEnded && !stream.res.destroyed) stream.res.write(chunk);
 }
 
 function queue(stream: OpenStream, frame: string): void {
@@ -136,10 +151,9 @@ export function openEventStream(
   res.setHeader('x-accel-buffering', 'no');
   for (const [name, value] of Object.entries(options.headers ?? {})) res.setHeader(name, value);
 
-  const body = new PassThrough();
   const controller = new AbortController();
   // The headers leave with the first frames (one write, not two), at the latest at the end of this tick.
-  const stream: OpenStream = { body, res, pending: [], heartbeatDue: 0 };
+  const stream: OpenStream = { res, headersPending: true, pending: [], heartbeatDue: 0 };
   dirty.add(stream);
   if (!flushScheduled) {
     flushScheduled = true;
@@ -154,7 +168,7 @@ export function openEventStream(
     dirty.delete(stream);
     flush(stream);
     controller.abort();
-    body.end();
+    if (!res.writableEnded) res.end();
   };
   const drainEnd = (): void => {
     if (controller.signal.aborted) return;
@@ -168,7 +182,7 @@ export function openEventStream(
   }
   res.once('close', end);
   return {
-    body,
+    body: WRITTEN_DIRECTLY,
     signal: controller.signal,
     write: (record) => {
       if (controller.signal.aborted) return;

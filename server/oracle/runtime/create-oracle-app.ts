@@ -12,6 +12,7 @@ import type { TokenVerifier } from '../auth/token-verifier.js';
 import { mountOracleRoutes, requireCaller, type OracleServices } from '../http/router.js';
 import { oracleErrorHandler } from '../http/oracle-error.js';
 import type { OracleIdentity } from '../identity.js';
+import type { ChatModel } from '../models/model.js';
 import type { ModelRegistry } from '../models/registry.js';
 import { createTurnLimits } from '../limits/turn-limits.js';
 import { createLocalControlBus, createRedisControlBus } from '../runs/control-bus.js';
@@ -141,6 +142,21 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
   );
   const serverTools: ServerTool[] = [...toolsByPlugin.values()].flat();
   const capabilityTool = listCapabilitiesTool(enabled, toolsByPlugin);
+  // One server-tool list per model (sub-agents run on the turn's model), built once: every turn shares it, and
+  // the turn loop's per-tool model descriptions with it.
+  const toolsOfModel = new Map<ChatModel, ServerTool[]>();
+  const serverToolsFor = (model: ChatModel): ServerTool[] => {
+    let tools = toolsOfModel.get(model);
+    if (!tools) {
+      tools = [
+        ...serverTools,
+        ...enabled.flatMap(({ plugin }) => (plugin.subAgents ?? []).map((a) => subAgentTool(a, model))),
+        ...(capabilityTool ? [capabilityTool] : []),
+      ];
+      toolsOfModel.set(model, tools);
+    }
+    return tools;
+  };
   const pluginMiddleware: RequestHandler[] = enabled.flatMap(({ plugin }) => plugin.middleware ?? []);
   logger.info(
     { plugins: decisions.map((d) => `${d.manifest.name}:${d.enabled ? 'on' : 'off'}`) },
@@ -230,11 +246,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
         },
         {
           model,
-          serverTools: [
-            ...serverTools,
-            ...enabled.flatMap(({ plugin }) => (plugin.subAgents ?? []).map((a) => subAgentTool(a, model))),
-            ...(capabilityTool ? [capabilityTool] : []),
-          ],
+          serverTools: serverToolsFor(model),
           bridge,
           toolTimeoutMs: config.ORACLE_TOOL_TIMEOUT_MS,
           logger,

@@ -32,7 +32,8 @@ export interface TurnInput {
 
 export interface TurnDeps {
   model: ChatModel;
-  serverTools: ServerTool[];
+  /** Kept by the caller across turns: the model's descriptions of them are made once per list. */
+  serverTools: readonly ServerTool[];
   bridge: FrontendBridge;
   toolTimeoutMs: number;
   logger: Logger;
@@ -68,18 +69,17 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOut
 
   const browserTools = new Map((input.request.tools ?? []).map((t) => [t.name, t]));
   const actions = new Map((input.request.agActions ?? []).map((a) => [a.name, a]));
-  const serverTools = new Map(deps.serverTools.map((t) => [t.name, t]));
-  const modelTools: ModelTool[] = [
-    ...deps.serverTools.map((t) => ({
-      name: t.name,
-      description: t.description,
-      parameters: jsonSchemaOf(t),
-    })),
-    ...[...browserTools.values()].filter((t) => !serverTools.has(t.name)).map(fromSpec),
-    ...[...actions.values()]
-      .filter((a) => !serverTools.has(a.name) && !browserTools.has(a.name))
-      .map(fromSpec),
-  ];
+  const { byName: serverTools, described } = serverToolsOf(deps.serverTools);
+  const modelTools: ModelTool[] =
+    browserTools.size === 0 && actions.size === 0
+      ? described
+      : [
+          ...described,
+          ...[...browserTools.values()].filter((t) => !serverTools.has(t.name)).map(fromSpec),
+          ...[...actions.values()]
+            .filter((a) => !serverTools.has(a.name) && !browserTools.has(a.name))
+            .map(fromSpec),
+        ];
 
   const history = input.history.slice(-HISTORY_LIMIT);
   const last = history[history.length - 1];
@@ -256,19 +256,37 @@ function fromSpec(spec: BrowserToolSpec): ModelTool {
   return { name: spec.name, description: spec.description, parameters: spec.schema };
 }
 
-/** The JSON schema of a server tool's arguments, made once per tool. */
-const schemas = new WeakMap<ServerTool, Record<string, unknown>>();
+/** A server-tool list's lookup by name and its descriptions for the model, made once per list (lists are kept). */
+const serverToolLists = new WeakMap<
+  readonly ServerTool[],
+  { byName: ReadonlyMap<string, ServerTool>; described: ModelTool[] }
+>();
 
-function jsonSchemaOf(tool: ServerTool): Record<string, unknown> {
-  let schema = schemas.get(tool);
-  if (!schema) {
-    const { $schema: _drop, ...rest } = zodToJsonSchema(tool.parameters as z.ZodType, {
-      target: 'openApi3',
-    }) as Record<string, unknown>;
-    schema = rest;
-    schemas.set(tool, schema);
+function serverToolsOf(tools: readonly ServerTool[]): {
+  byName: ReadonlyMap<string, ServerTool>;
+  described: ModelTool[];
+} {
+  let known = serverToolLists.get(tools);
+  if (!known) {
+    known = {
+      byName: new Map(tools.map((t) => [t.name, t])),
+      described: tools.map((t) => ({
+        name: t.name,
+        description: t.description,
+        parameters: jsonSchemaOf(t),
+      })),
+    };
+    serverToolLists.set(tools, known);
   }
-  return schema;
+  return known;
+}
+
+/** The JSON schema of a server tool's arguments. */
+function jsonSchemaOf(tool: ServerTool): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = zodToJsonSchema(tool.parameters as z.ZodType, {
+    target: 'openApi3',
+  }) as Record<string, unknown>;
+  return rest;
 }
 
 function historyToModel(history: MessageDto[]): ModelMessage[] {
