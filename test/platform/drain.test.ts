@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import http from 'node:http';
+import net from 'node:net';
 import { Router } from 'express';
 import supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
@@ -37,6 +39,26 @@ function get(url: string): Promise<number | string> {
   });
 }
 
+/**
+ * A GET on a raw connection, opened at once (the kernel completes a loopback connect before `connect` returns,
+ * so it waits in the listener's accept queue until the server's event loop accepts it); the request's bytes go
+ * out at once, or `writeAfterMs` after the connection is up. Resolves with the answer's status line, or the
+ * error's code, or `closed unanswered`.
+ */
+function rawGet(port: number, urlPath: string, writeAfterMs?: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const request = `GET ${urlPath} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
+    if (writeAfterMs === undefined) socket.write(request);
+    else socket.once('connect', () => setTimeout(() => socket.write(request), writeAfterMs));
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+    socket.on('close', () => resolve(text.split('\r\n')[0] || 'closed unanswered'));
+  });
+}
+
 async function waitFor(check: () => boolean, ms = 5000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
@@ -69,6 +91,39 @@ describe('graceful drain', () => {
       // New connections are refused.
       expect(await get(`${t.url}/slow`)).toBe('ECONNREFUSED');
       expect(await Promise.all(inFlight)).toEqual(Array.from({ length: 40 }, () => 200));
+      await stopping;
+    } finally {
+      await t.close();
+      await t.db.close();
+    }
+  });
+
+  it('answers a request whose connection still waited in the accept queue when the stop began', async () => {
+    const { t, started } = await slowApp(50, 10_000);
+    try {
+      // Opened and written in the same tick as the stop: the server has not accepted them yet.
+      const queued = Array.from({ length: 20 }, () => rawGet(t.server.port, '/slow'));
+      const stopping = t.server.close();
+      expect(await Promise.all(queued)).toEqual(Array.from({ length: 20 }, () => 'HTTP/1.1 200 OK'));
+      expect(started()).toBe(20);
+      await stopping;
+    } finally {
+      await t.close();
+      await t.db.close();
+    }
+  });
+
+  it('answers a request that arrives on a connection accepted just before the stop', async () => {
+    const { t, started } = await slowApp(50, 10_000);
+    try {
+      // The connection is accepted before the stop; its request is sent 30 ms after the connection is up (a slow
+      // client, a network with latency). Closing idle connections must not count this one idle.
+      const accepted = once(t.server.http, 'connection');
+      const late = rawGet(t.server.port, '/slow', 30);
+      await accepted;
+      const stopping = t.server.close();
+      expect(await late).toBe('HTTP/1.1 200 OK');
+      expect(started()).toBe(1);
       await stopping;
     } finally {
       await t.close();
