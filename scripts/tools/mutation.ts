@@ -59,6 +59,12 @@ const MODULES: readonly MutationModule[] = [
     name: 'oracle-http',
     mutate: ['server/oracle/http/**/*.ts'],
     tests: [
+      'test/oracle/event-stream.test.ts',
+      'test/oracle/auth.test.ts',
+      'test/oracle/models.test.ts',
+      'test/security/rooms.test.ts',
+      'test/security/regressions.test.ts',
+      'test/platform/drain.test.ts',
       'test/oracle/error-handler.test.ts',
       'test/oracle/stream.test.ts',
       'test/oracle/sessions.test.ts',

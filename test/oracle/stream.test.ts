@@ -71,6 +71,8 @@ describe('streaming chat (POST /messages/:sessionId with stream: true)', () => {
     const history = await api.call('GET', `/messages/${session.sessionId}`);
     expect(history.body.messages.map((m: { type: string }) => m.type)).toEqual(['human', 'ai']);
     expect(history.body.messages[1].id).toBe(r.body.message.id);
+    // The answer is the concatenated text of the turn's `message` events, nothing else.
+    expect(r.body.message.content).toBe(history.body.messages[1].content);
   });
 
   it('reads events split across network chunks (a long answer in hundreds of frames)', async () => {

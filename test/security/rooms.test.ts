@@ -43,7 +43,25 @@ describe('rooms', () => {
     ]);
     expect(
       await api.call('DELETE', `/rooms/${room.roomId}/members/${encodeURIComponent(owner.did)}`),
-    ).toMatchObject({ status: 400, body: { code: 'bad_request' } });
+    ).toMatchObject({
+      status: 400,
+      body: { code: 'bad_request', message: 'The owner cannot leave their room.' },
+    });
+    // A member neither adds nor removes anyone but themselves.
+    const third = await newUser(app.oracleDid);
+    expect(
+      await memberApi.call('PUT', `/rooms/${room.roomId}/members/${encodeURIComponent(third.did)}`),
+    ).toMatchObject({
+      status: 403,
+      body: { code: 'room_owner_only', message: 'Only the owner of the room adds members.' },
+    });
+    expect(
+      await memberApi.call('DELETE', `/rooms/${room.roomId}/members/${encodeURIComponent(owner.did)}`),
+    ).toMatchObject({
+      status: 403,
+      body: { code: 'room_owner_only', message: 'Only the owner of the room removes other members.' },
+    });
+    expect((await api.call('GET', `/rooms/${room.roomId}`)).body.members).toHaveLength(2);
     const left = await memberApi.call(
       'DELETE',
       `/rooms/${room.roomId}/members/${encodeURIComponent(member.did)}`,
