@@ -21,7 +21,8 @@
 // BENCH_CONNECTIONS (50), BENCH_ROLES (a comma-separated subset of the gateway targets), BENCH_CPU_PROF_DIR
 // (write a V8 CPU profile of every server), BENCH_JSON_OUT (write the headline figures as JSON there),
 // BENCH_AGAINST_DIR (another installed checkout, e.g. a `git worktree` of an older commit: its own `npm start`
-// in production with in-process sessions, on a database of its own, becomes one more target, "against").
+// in production with in-process sessions, on a database of its own, becomes one more target, "against";
+// with BENCH_AGAINST_REDIS=1 it keeps its sessions in Redis, to compare with "gateway-redis").
 // "server CPU µs/req" is the server process's user + system CPU time over its requests. Latencies are split
 // into the dial (the gateway looks up the phone's account in the database) and the two navigation steps.
 // The rate limiter stays on (limit raised far above the load) so its cost is measured. Replies are
@@ -62,6 +63,7 @@ const DATABASE_SERVER = process.env['BENCH_DATABASE_URL'] || 'postgres://postgre
 const JSON_OUT = process.env['BENCH_JSON_OUT'];
 /** Another checkout (e.g. a `git worktree` of an older commit, installed): its `npm start`, measured as a target too. */
 const AGAINST_DIR = process.env['BENCH_AGAINST_DIR'];
+const AGAINST_REDIS = process.env['BENCH_AGAINST_REDIS'] === '1';
 const TARGETS = { memoryRatio: 0.85, memoryP99Ratio: 1.4, idleRssMb: 160 };
 
 type Role = 'baseline' | 'gateway-memory' | 'gateway-redis' | 'gateway-memory-no-db' | 'against';
@@ -144,7 +146,7 @@ async function startGateway(
     USSD_RATE_LIMIT_PER_MINUTE: '1000000000',
     USSD_SESSION_TTL_SECONDS: '60',
   };
-  if (role === 'gateway-redis') env['REDIS_URL'] = REDIS_URL;
+  if (role === 'gateway-redis' || (role === 'against' && AGAINST_REDIS)) env['REDIS_URL'] = REDIS_URL;
   if (process.env['LOG_LEVEL']) env['LOG_LEVEL'] = process.env['LOG_LEVEL'];
   const profile = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
   const server = await startProductionCommand(env, { execArgv: profile, ...(root ? { root } : {}) });
