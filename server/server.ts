@@ -342,32 +342,6 @@ async function migrateOrCheck(config: Config, target: DbTarget, db: Db, logger: 
   }
 }
 
-/** The longest a drain goes on accepting connections that were queued before it (see {@link acceptQueued}). */
-const ACCEPT_QUEUED_MAX_MS = 200;
-
-const immediate = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/**
- * Accepts the connections waiting in the listener's accept queue. libuv accepts one connection per pass of the
- * event loop's poll phase, so this passes until one accepts nothing (the queue is empty), for at most `maxMs`.
- */
-async function acceptQueued(http: Server, maxMs: number): Promise<void> {
-  let accepted = 0;
-  const count = (): void => void accepted++;
-  http.on('connection', count);
-  const until = Date.now() + maxMs;
-  try {
-    // Into a check phase: every `setImmediate` set from there runs after the next poll phase.
-    await immediate();
-    do {
-      accepted = 0;
-      await immediate();
-    } while (accepted > 0 && Date.now() < until);
-  } finally {
-    http.off('connection', count);
-  }
-}
-
 /**
  * Graceful drain of the HTTP server: no new connections (`close()`), `Connection: close` on every answer
  * still given (app.ts), the parts' long-lived streams ended, then a wait for the requests in flight, at most
@@ -387,13 +361,9 @@ async function drain(
     await sleep(delayMs);
   }
   const started = Date.now();
-  // Connections a client opened before this point may still wait in the kernel's accept queue (the process was
-  // busy); closing the listener would reset them unread. They are accepted first.
-  await acceptQueued(http, ACCEPT_QUEUED_MAX_MS);
   const closed = new Promise<void>((resolve) => http.close(() => resolve()));
   // Keep-alive connections with no request in flight are closed now, and each one whose answer (begun
-  // before the drain, so without `Connection: close`) has since been sent, at the next sweep. (Node counts a
-  // connection whose first request is not read yet as busy, not idle: it is not cut.)
+  // before the drain, so without `Connection: close`) has since been sent, at the next sweep.
   http.closeIdleConnections();
   const sweep = setInterval(() => http.closeIdleConnections(), 50);
   await Promise.all(
