@@ -117,7 +117,7 @@ export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): Bo
         // No idle pooled connection: every one busy (a burst of turns), or one would have to be opened within
         // the pool's acquire timeout (500 ms by default, less than a slow machine may take to connect). The
         // check must neither wait for a busy one nor give up sooner than its own timeout, so it asks on a
-        // connection of its own, opened with the check's timeout and closed after it.
+        // connection of its own (given up at the check's timeout) and closed after it.
         if (pool.idleCount === 0) {
           // pg's own timeouts are only a backstop (twice the check's): after a stall of this process they would
           // be due at the same moment as the check's, and fire before the answer that beat them is read.
