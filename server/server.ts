@@ -1,7 +1,6 @@
 import { once } from 'node:events';
 import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   createServer,
   type IncomingMessage,
@@ -24,6 +23,7 @@ import {
 } from './config.js';
 import { migrateToLatest, openDb, pendingMigrations, type Db, type DbTarget } from './db/index.js';
 import { dbTargetFromConfig, describeDbTarget } from './db/target.js';
+import { drainHttp, trackConnections } from './http-drain.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Part, PartContext, PartFactory } from './part.js';
 import { createChainPart } from './chain/part.js';
@@ -162,11 +162,13 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
       if (ready.app) ready.app(req, res);
       else waiting.push([req, res]);
     });
+    const connections = trackConnections(http);
     http.listen(overrides.port ?? config.PORT, config.HOST);
     await once(http, 'listening');
     closeHttp = () =>
-      drain(
+      drainHttp(
         http,
+        connections,
         parts,
         lifecycle,
         { delayMs: config.PRESTOP_DELAY_MS, timeoutMs: config.DRAIN_TIMEOUT_MS },
@@ -339,52 +341,5 @@ async function migrateOrCheck(config: Config, target: DbTarget, db: Db, logger: 
     );
   } finally {
     if (migrationDb !== db) await migrationDb.close();
-  }
-}
-
-/**
- * Graceful drain of the HTTP server: no new connections (`close()`), `Connection: close` on every answer
- * still given (app.ts), the parts' long-lived streams ended, then a wait for the requests in flight, at most
- * `timeoutMs`, after which the connections left are cut.
- */
-async function drain(
-  http: Server,
-  parts: Part[],
-  lifecycle: ServerLifecycle,
-  { delayMs, timeoutMs }: { delayMs: number; timeoutMs: number },
-  logger: Logger,
-): Promise<void> {
-  lifecycle.draining = true;
-  if (delayMs > 0) {
-    // Pre-stop: a balancer polling /health sees 503 and stops sending here before the listener closes.
-    logger.info({ delayMs }, 'stopping: /health answers 503; draining after the pre-stop delay');
-    await sleep(delayMs);
-  }
-  const started = Date.now();
-  const closed = new Promise<void>((resolve) => http.close(() => resolve()));
-  // Keep-alive connections with no request in flight are closed now, and each one whose answer (begun
-  // before the drain, so without `Connection: close`) has since been sent, at the next sweep.
-  http.closeIdleConnections();
-  const sweep = setInterval(() => http.closeIdleConnections(), 50);
-  await Promise.all(
-    parts.map((p) =>
-      (p.drain?.() ?? Promise.resolve()).catch((err: unknown) =>
-        logger.warn({ err, part: p.name }, 'drain: a part did not drain cleanly'),
-      ),
-    ),
-  );
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(true), Math.max(0, timeoutMs - (Date.now() - started)));
-  });
-  const timedOut = await Promise.race([closed.then(() => false), expired]);
-  clearTimeout(timer);
-  clearInterval(sweep);
-  if (timedOut) {
-    logger.warn({ timeoutMs }, 'drain: requests still in flight at the drain timeout; cutting them');
-    http.closeAllConnections();
-    await closed;
-  } else {
-    logger.info({ ms: Date.now() - started }, 'drain: every request finished');
   }
 }

@@ -4,6 +4,7 @@ import net from 'node:net';
 import { Router } from 'express';
 import supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { SILENT_CONNECTION_GRACE_MS } from '../../server/http-drain.js';
 import type { Part } from '../../server/part.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { openTestDb } from '../helpers/db.js';
@@ -92,6 +93,39 @@ describe('graceful drain', () => {
       expect(await get(`${t.url}/slow`)).toBe('ECONNREFUSED');
       expect(await Promise.all(inFlight)).toEqual(Array.from({ length: 40 }, () => 200));
       await stopping;
+    } finally {
+      await t.close();
+      await t.db.close();
+    }
+  });
+
+  it('answers a request whose connection still waited in the accept queue when the stop began', async () => {
+    const { t, started } = await slowApp(50, 10_000);
+    try {
+      // Opened and written in the same tick as the stop: the server has not accepted them yet.
+      const queued = Array.from({ length: 20 }, () => rawGet(t.server.port, '/slow'));
+      const stopping = t.server.close();
+      expect(await Promise.all(queued)).toEqual(Array.from({ length: 20 }, () => 'HTTP/1.1 200 OK'));
+      expect(started()).toBe(20);
+      await stopping;
+    } finally {
+      await t.close();
+      await t.db.close();
+    }
+  });
+
+  it('closes a connection that sends nothing (a pre-connect) soon after the grace, not at DRAIN_TIMEOUT_MS', async () => {
+    const { t } = await slowApp(50, 10_000);
+    try {
+      const silent = net.connect(t.server.port, '127.0.0.1');
+      const gone = once(silent, 'close');
+      await once(t.server.http, 'connection');
+      const t0 = Date.now();
+      await t.server.close();
+      const took = Date.now() - t0;
+      await gone;
+      expect(took).toBeGreaterThanOrEqual(SILENT_CONNECTION_GRACE_MS);
+      expect(took).toBeLessThan(SILENT_CONNECTION_GRACE_MS + 1500);
     } finally {
       await t.close();
       await t.db.close();
