@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { withTimeout } from '../with-timeout.js';
+import { StoreTimeoutError, withTimeout } from '../with-timeout.js';
 
 /** How long a pooled PostgreSQL connection may make a caller wait. */
 export interface PoolBounds {
@@ -15,6 +15,16 @@ export interface PoolBounds {
  * gone) reaches this one, and that connection is then discarded.
  */
 const READ_TIMEOUT_MARGIN_MS = 100;
+
+/**
+ * How long opening one connection may take before pg gives it up. Longer than a caller waits for a connection
+ * (`acquireTimeoutMs`) on purpose: a caller that gives up leaves the connection being opened to finish and join
+ * the pool. Giving the connection up with the caller (pg-pool's own `connectionTimeoutMillis`) fed a storm after a
+ * database stall: every attempt was abandoned before the server, working through the connections queued during
+ * the stall, reached it, so the server spent its time on clients already gone (a 5 s pause took 12-25 s to
+ * recover from on a machine where a connection takes ~0.3 s to open).
+ */
+export const CONNECT_TIMEOUT_MS = 5000;
 
 /** pg's messages for the two client-side timeouts, which carry no error code. */
 const CLIENT_TIMEOUTS = ['Query read timeout', 'timeout exceeded when trying to connect'];
@@ -44,7 +54,8 @@ export interface BoundedPool {
 export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): BoundedPool {
   const pool = new pg.Pool({
     ...config,
-    connectionTimeoutMillis: bounds.acquireTimeoutMs,
+    // The queue wait and the connect are both bounded by `acquire` below; pg's bound is the connect's own.
+    connectionTimeoutMillis: Math.max(bounds.acquireTimeoutMs, CONNECT_TIMEOUT_MS),
     ...(bounds.statementTimeoutMs > 0
       ? {
           statement_timeout: bounds.statementTimeoutMs,
@@ -68,8 +79,25 @@ export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): Bo
     client.on('error', () => broken.add(client));
   });
   const connect = pool.connect.bind(pool);
+  /**
+   * A connection within `acquireTimeoutMs`. An idle one is handed out at once; otherwise the wait (for a busy
+   * one, or for a new one being opened) is bounded here, and a connection that arrives after the caller gave up
+   * goes back to the pool instead of being thrown away.
+   */
+  const acquire = (): Promise<pg.PoolClient> => {
+    if (pool.idleCount > 0) return connect();
+    const pending = connect();
+    return withTimeout(pending, bounds.acquireTimeoutMs, 'database connection').catch((err: unknown) => {
+      if (!(err instanceof StoreTimeoutError)) throw err;
+      pending.then(
+        (late) => late.release(),
+        () => undefined,
+      );
+      throw new Error('timeout exceeded when trying to connect');
+    });
+  };
   const guarded = async (): Promise<pg.PoolClient> => {
-    const client = await connect().catch((err: unknown) => {
+    const client = await acquire().catch((err: unknown) => {
       throw tagTimeout(err);
     });
     if (!guardedClients.has(client)) {

@@ -8,6 +8,8 @@ import { pipeTo } from './tcp-proxy.js';
  */
 export interface StallProxy extends AsyncDisposable {
   readonly port: number;
+  /** Connections accepted so far. */
+  readonly accepted: number;
   stall(): void;
   /** Bytes held back during the stall flow again. */
   resume(): void;
@@ -17,7 +19,9 @@ export interface StallProxy extends AsyncDisposable {
 export async function startStallProxy(target: { host: string; port: number }): Promise<StallProxy> {
   const sockets = new Set<net.Socket>();
   let stalled = false;
+  let accepted = 0;
   const server = net.createServer((client) => {
+    accepted++;
     const upstream = pipeTo(target, client, sockets);
     // After pipe(), which resumes its sources.
     if (stalled) for (const sock of [client, upstream]) sock.pause();
@@ -30,6 +34,9 @@ export async function startStallProxy(target: { host: string; port: number }): P
   };
   return {
     port: (server.address() as net.AddressInfo).port,
+    get accepted() {
+      return accepted;
+    },
     stall() {
       stalled = true;
       for (const sock of sockets) sock.pause();

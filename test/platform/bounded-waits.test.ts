@@ -58,6 +58,40 @@ describe.runIf(TEST_DATABASE_URL)('bounded waits on PostgreSQL', () => {
     }
   });
 
+  it('a connection slower to open than the acquire timeout: the caller gets the timeout, the connection joins the pool (abandoning it fed a connect storm: a 5 s pause took 12-25 s to recover from)', async () => {
+    await using database = await createThrowawayDatabase('slow_open');
+    const target = new URL(database.url ?? '');
+    await using proxy = await startStallProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const db = await openDb({
+      kind: 'postgres',
+      url: throughProxy(database.url ?? '', proxy.port),
+      poolSize: 1,
+      bounds: { acquireTimeoutMs: 300 },
+    });
+    const one = {
+      sql: 'select 1 as one',
+      parameters: [],
+      query: undefined as never,
+      queryId: undefined as never,
+    };
+    try {
+      proxy.stall();
+      const t0 = Date.now();
+      const first = await db.kysely.executeQuery(one).then(
+        () => undefined,
+        (err: unknown) => err as { code?: string; message?: string },
+      );
+      expect(Date.now() - t0).toBeLessThan(1000);
+      expect(first).toMatchObject({ code: 'ETIMEDOUT', message: 'timeout exceeded when trying to connect' });
+      proxy.resume();
+      // The connection opened for the first caller serves the next ones: no second connect.
+      for (let i = 0; i < 3; i++) expect((await db.kysely.executeQuery(one)).rows).toEqual([{ one: 1 }]);
+      expect(proxy.accepted).toBe(1);
+    } finally {
+      await db.close();
+    }
+  });
+
   it('no statement timeout: a statement now ends at DB_STATEMENT_TIMEOUT_MS and its connection stays usable', async () => {
     await using database = await createThrowawayDatabase('stmt_timeout');
     const db = await openDb({
@@ -146,7 +180,14 @@ describe.runIf(TEST_DATABASE_URL)('bounded waits on PostgreSQL', () => {
   it("every checkout wrapped the connection's query once more: a query ran through one wrapper per earlier checkout, until the stack overflowed", async () => {
     const db = await openDb({ kind: 'postgres', url: TEST_DATABASE_URL ?? '', poolSize: 1 });
     try {
-      // One connection, checked out 2,000 times (one per statement).
+      // One connection, checked out 2,000 times (one per statement). The first statement opens it: a ping with
+      // no idle pooled connection would ask on a connection of its own, never the pool's.
+      await db.kysely.executeQuery({
+        sql: 'select 1',
+        parameters: [],
+        query: undefined as never,
+        queryId: undefined as never,
+      });
       for (let i = 0; i < 2000; i++) await db.ping(2000);
       const saved = Error.stackTraceLimit;
       Error.stackTraceLimit = Infinity;
