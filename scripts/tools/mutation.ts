@@ -60,6 +60,7 @@ const MODULES: readonly MutationModule[] = [
     mutate: ['server/oracle/http/**/*.ts'],
     tests: [
       'test/oracle/event-stream.test.ts',
+      'test/oracle/model-failure.test.ts',
       'test/oracle/auth.test.ts',
       'test/oracle/models.test.ts',
       'test/security/rooms.test.ts',
