@@ -1,36 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatModel, ModelChunk } from '../../server/oracle/models/model.js';
-import type { ModelRegistry } from '../../server/oracle/models/registry.js';
 import { oraclePart } from '../../server/oracle/part.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 import { newUser, oracleApi } from './helpers/oracle-client.js';
 import { startOracleApp, type OracleApp } from './helpers/oracle-app.js';
 import { answerText } from './helpers/sse.js';
+import { mapModels } from './helpers/test-plugin.js';
 
 // A model that fails mid-answer: a turn ends `failed`, the words it wrote are kept, and a non-streamed
 // request answers 503 (not 200 with half an answer, not 500).
 
 /** Every configured model answers "Half an " then "answer" and then throws. */
-function failingModels(configured: ModelRegistry): ModelRegistry {
-  return {
-    default: configured.default,
-    list: () => configured.list(),
-    get(id) {
-      const model = configured.get(id);
-      if (!model) return undefined;
-      const failing: ChatModel = {
-        id: model.id,
-        // eslint-disable-next-line @typescript-eslint/require-await
-        async *stream(): AsyncIterable<ModelChunk> {
-          yield { type: 'text', text: 'Half an ' };
-          yield { type: 'text', text: 'answer' };
-          throw new Error('the upstream model hung up (secret detail)');
-        },
-      };
-      return failing;
-    },
-  };
-}
+const failingModels = mapModels((model): ChatModel => ({
+  id: model.id,
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async *stream(): AsyncIterable<ModelChunk> {
+    yield { type: 'text', text: 'Half an ' };
+    yield { type: 'text', text: 'answer' };
+    throw new Error('the upstream model hung up (secret detail)');
+  },
+}));
 
 let db: TestDb;
 let app: OracleApp;

@@ -1,3 +1,4 @@
+import type { CompiledQuery } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { USSD_UNAVAILABLE_REPLY } from '../../contracts/ussd.js';
 import { migrateToLatest, openDb } from '../../server/db/index.js';
@@ -11,6 +12,14 @@ import { startStallProxy, throughProxy } from '../helpers/stall-proxy.js';
 // /health ping gives up after 2 s but keeps its connection)". A loopback proxy that stops forwarding stands
 // for the paused server (the fault suite, npm run test:faults, pauses a real one with SIGSTOP).
 
+/** A compiled query of plain SQL with no parameters, for kysely's `executeQuery`. */
+const raw = (sql: string): CompiledQuery => ({
+  sql,
+  parameters: [],
+  query: undefined as never,
+  queryId: undefined as never,
+});
+
 /** The USSD gateway's budget: a telecom gateway gives up after about 5 s; we answer within 3 s. */
 const USSD_BUDGET_MS = 3000;
 
@@ -19,12 +28,7 @@ describe.runIf(TEST_DATABASE_URL)('bounded waits on PostgreSQL', () => {
     await using database = await createThrowawayDatabase('ping_busy_pool');
     const db = await openDb({ kind: 'postgres', url: database.url ?? '', poolSize: 2 });
     try {
-      const sleep = {
-        sql: 'select pg_sleep(1.5)',
-        parameters: [],
-        query: undefined as never,
-        queryId: undefined as never,
-      };
+      const sleep = raw('select pg_sleep(1.5)');
       const busy = [db.kysely.executeQuery(sleep), db.kysely.executeQuery(sleep)];
       await new Promise((resolve) => setTimeout(resolve, 200)); // both connections now run a statement
       const t0 = Date.now();
@@ -68,12 +72,7 @@ describe.runIf(TEST_DATABASE_URL)('bounded waits on PostgreSQL', () => {
       poolSize: 1,
       bounds: { acquireTimeoutMs: 300 },
     });
-    const one = {
-      sql: 'select 1 as one',
-      parameters: [],
-      query: undefined as never,
-      queryId: undefined as never,
-    };
+    const one = raw('select 1 as one');
     try {
       proxy.stall();
       const t0 = Date.now();
@@ -102,17 +101,10 @@ describe.runIf(TEST_DATABASE_URL)('bounded waits on PostgreSQL', () => {
     });
     try {
       const t0 = Date.now();
-      const slow = await db.kysely
-        .executeQuery({
-          sql: 'select pg_sleep(10)',
-          parameters: [],
-          query: undefined as never,
-          queryId: undefined as never,
-        })
-        .then(
-          () => undefined,
-          (err: unknown) => err as { code?: string },
-        );
+      const slow = await db.kysely.executeQuery(raw('select pg_sleep(10)')).then(
+        () => undefined,
+        (err: unknown) => err as { code?: string },
+      );
       expect(Date.now() - t0).toBeLessThan(1500);
       expect(slow?.code).toBe('57014');
       // The one connection of the pool was not lost: the next query runs on it at once.
@@ -182,12 +174,7 @@ describe.runIf(TEST_DATABASE_URL)('bounded waits on PostgreSQL', () => {
     try {
       // One connection, checked out 2,000 times (one per statement). The first statement opens it: a ping with
       // no idle pooled connection would ask on a connection of its own, never the pool's.
-      await db.kysely.executeQuery({
-        sql: 'select 1',
-        parameters: [],
-        query: undefined as never,
-        queryId: undefined as never,
-      });
+      await db.kysely.executeQuery(raw('select 1'));
       for (let i = 0; i < 2000; i++) await db.ping(2000);
       const saved = Error.stackTraceLimit;
       Error.stackTraceLimit = Infinity;

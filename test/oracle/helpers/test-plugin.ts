@@ -131,22 +131,27 @@ export function testKitAddonPlugin(log: PluginLog): OraclePlugin {
   });
 }
 
-/** Wraps the configured models so a test can read every request a model received. */
-export function recordingModels(requests: ModelRequest[]): (configured: ModelRegistry) => ModelRegistry {
+/** The configured models, each replaced by `wrap(model)` (a test's own model behaviour over the real ids). */
+export function mapModels(
+  wrap: (model: ChatModel) => ChatModel,
+): (configured: ModelRegistry) => ModelRegistry {
   return (configured) => ({
     default: configured.default,
     list: () => configured.list(),
     get(id) {
       const model = configured.get(id);
-      if (!model) return undefined;
-      const recording: ChatModel = {
-        id: model.id,
-        stream(request) {
-          requests.push({ ...request, messages: [...request.messages] });
-          return model.stream(request);
-        },
-      };
-      return recording;
+      return model && wrap(model);
     },
   });
+}
+
+/** Wraps the configured models so a test can read every request a model received. */
+export function recordingModels(requests: ModelRequest[]): (configured: ModelRegistry) => ModelRegistry {
+  return mapModels((model) => ({
+    id: model.id,
+    stream(request) {
+      requests.push({ ...request, messages: [...request.messages] });
+      return model.stream(request);
+    },
+  }));
 }
