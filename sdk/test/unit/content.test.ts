@@ -98,8 +98,8 @@ describe('fromDto (a history message)', () => {
   const base: MessageDto = { id: 'r1', type: 'ai', content: 'Answer' };
 
   it('a text-only message is its text, complete, with no optional fields', () => {
-    expect(fromDto(base)).toEqual({ id: 'r1', type: 'ai', content: 'Answer', isComplete: true });
-    expect(fromDto({ ...base, type: 'human', content: '' })).toEqual({
+    expect(fromDto(base)).toStrictEqual({ id: 'r1', type: 'ai', content: 'Answer', isComplete: true });
+    expect(fromDto({ ...base, type: 'human', content: '' })).toStrictEqual({
       id: 'r1',
       type: 'human',
       content: '',

@@ -104,6 +104,33 @@ describe('reduceEvent, event by event', () => {
     expect(reduceEvent(newTurnState(), undefined, at(1, ev)).message).toBeUndefined();
   });
 
+  it('an action_call is a part too (urgent, upserted by its id)', () => {
+    const r = reduceEvent(
+      newTurnState({ requestId: 'r1' }),
+      msg('T'),
+      at(2, {
+        eventName: 'action_call',
+        payload: { ...ref, toolCallId: 'a1', toolName: 'theme', args: { t: 'dark' }, status: 'isRunning' },
+      }),
+    );
+    expect(r.urgent).toBe(true);
+    expect(r.message?.content).toEqual([
+      'T',
+      {
+        name: 'theme',
+        props: {
+          id: 'a1',
+          toolName: 'theme',
+          args: { t: 'dark' },
+          argsComplete: true,
+          status: 'isRunning',
+          kind: 'action',
+          isAgAction: true,
+        },
+      },
+    ]);
+  });
+
   it('error keeps its text on the turn and changes nothing else', () => {
     const m = msg('x');
     const r = reduceEvent(
@@ -177,7 +204,7 @@ describe('partOf', () => {
           status: 'isRunning',
         },
       }),
-    ).toEqual({
+    ).toStrictEqual({
       name: 'add',
       props: {
         id: 't1',
@@ -212,7 +239,7 @@ describe('partOf', () => {
         eventName: 'action_call',
         payload: { ...ref, toolCallId: 'a1', toolName: 'theme', status: 'isRunning' },
       }),
-    ).toEqual({
+    ).toStrictEqual({
       name: 'theme',
       props: {
         id: 'a1',
@@ -236,7 +263,7 @@ describe('partOf', () => {
           output: 'ok',
         },
       }),
-    ).toEqual({
+    ).toStrictEqual({
       name: 'theme',
       props: {
         id: 'a1',
@@ -254,7 +281,7 @@ describe('partOf', () => {
         eventName: 'action_call',
         payload: { ...ref, toolCallId: 'a1', toolName: 'theme', args: {}, status: 'error', error: 'no' },
       })?.props,
-    ).toEqual({
+    ).toStrictEqual({
       id: 'a1',
       toolName: 'theme',
       args: {},
@@ -272,7 +299,7 @@ describe('partOf', () => {
         eventName: 'render_component',
         payload: { ...ref, eventId: 'c1', componentName: 'Chart', args: { v: 1 } },
       }),
-    ).toEqual({
+    ).toStrictEqual({
       name: 'Chart',
       props: { id: 'c1', args: { v: 1 }, status: 'done', kind: 'component' },
     });
@@ -290,7 +317,7 @@ describe('partOf', () => {
         eventName: 'browser_tool_call',
         payload: { ...ref, toolCallId: 'b1', toolName: 'geo', args: { q: 1 } },
       }),
-    ).toEqual({
+    ).toStrictEqual({
       name: 'geo',
       props: {
         id: 'b1',
