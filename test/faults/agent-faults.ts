@@ -830,7 +830,16 @@ function report(
         !phase.dependency ||
         phase.backAt === undefined ||
         h.startedAt > phase.backAt + (phase.recoveryMs ?? 0);
-      if (afterRecovery && !outage && h.status !== 200 && typeof h.status === 'number') {
+      // Begun in this phase but answered once the next phase's fault had begun (a check asked a few ms before
+      // Redis was killed answers "redis disconnected"): it tells of that fault, not of this phase.
+      const answeredInNextFault = h.at >= end;
+      if (
+        afterRecovery &&
+        !outage &&
+        !answeredInNextFault &&
+        h.status !== 200 &&
+        typeof h.status === 'number'
+      ) {
         const termAt = phases.find((p) => p.name === 'instance SIGTERM')?.faultAt ?? Number.POSITIVE_INFINITY;
         // Answered after the SIGTERM (a check begun just before it may be answered after it).
         const draining = h.state === 'draining' && h.instance === 0 && h.at >= termAt;
