@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { MessageStore } from '../../server/oracle/store/messages.js';
 import { RunStore } from '../../server/oracle/store/runs.js';
 import { SessionStore } from '../../server/oracle/store/sessions.js';
-import { openTestDb } from '../helpers/db.js';
+import { openTestDb, TEST_DATABASE_URL } from '../helpers/db.js';
 
 describe('RunStore', () => {
   it('checkpoints many runs in one call: each its own text, last id and tools flag, only the owner’s', async () => {
@@ -83,4 +83,64 @@ describe('RunStore', () => {
     expect(cached.map((m) => m.content)).toEqual(['hi', 'hello']);
     expect(await messages.recent(sessionId, 1)).toMatchObject([{ id: 'req-1', toolCalls }]);
   });
+
+  // Two instances after a database pause longer than the lease: one sweeps orphans while the other still
+  // writes its runs. The sweep must not wait on a row being written (it waited, or deadlocked with a batched
+  // checkpoint, holding pooled connections until the statement timeout: a 503 to the next message).
+  it.runIf(TEST_DATABASE_URL)(
+    'claims orphans without waiting on a run whose row another writer holds',
+    async () => {
+      await using db = await openTestDb();
+      const session = await new SessionStore(db.kysely, 'did:key:oracle').create('did:key:user', {});
+      const runs = new RunStore(db.kysely);
+      const orphan = async (runId: string): Promise<void> => {
+        await runs.createWithQuestion(
+          {
+            runId,
+            sessionId: session.session_id,
+            userDid: 'did:key:user',
+            requestId: randomUUID(),
+            owner: 'a-paused-instance',
+            leaseMs: 30_000,
+            request: { message: 'hi' },
+          },
+          { id: randomUUID(), sessionId: session.session_id, type: 'human', content: 'hi' },
+          'hi',
+        );
+        await db.kysely
+          .updateTable('oracle_runs')
+          .set({ lease_expires_at: new Date(Date.now() - 1_000) })
+          .where('run_id', '=', runId)
+          .execute();
+      };
+      await orphan('run_held');
+      await orphan('run_free');
+      let releaseRow!: () => void;
+      const held = new Promise<void>((resolve) => (releaseRow = resolve));
+      let rowLocked!: () => void;
+      const locked = new Promise<void>((resolve) => (rowLocked = resolve));
+      const writer = db.kysely.transaction().execute(async (trx) => {
+        await trx
+          .selectFrom('oracle_runs')
+          .select('run_id')
+          .where('run_id', '=', 'run_held')
+          .forUpdate()
+          .execute();
+        rowLocked();
+        await held;
+      });
+      await locked;
+      const waited = Symbol('waited on the held row');
+      const claim = runs.claimOrphans('me', 30_000, 10);
+      const first = await Promise.race([claim, new Promise((r) => setTimeout(() => r(waited), 1_500))]);
+      releaseRow();
+      await writer;
+      expect(first).not.toBe(waited);
+      expect((first as Awaited<typeof claim>).map((r) => r.run_id)).toEqual(['run_free']);
+      // Once the writer is done, the next sweep takes the row it skipped.
+      expect((await runs.claimOrphans('me', 30_000, 10)).map((r) => [r.run_id, r.owner, r.attempt])).toEqual([
+        ['run_held', 'me', 2],
+      ]);
+    },
+  );
 });

@@ -255,7 +255,10 @@ export class RunStore {
   /**
    * Claims in-flight runs whose lease expired (their instance died or let go), at most `limit`, atomically:
    * two instances never claim the same run. `all` claims every in-flight run regardless of its lease (a single
-   * embedded instance at start-up: nobody else can own them).
+   * embedded instance at start-up: nobody else can own them). A candidate row another transaction holds (its
+   * owner checkpointing it, another sweep claiming it) is skipped, not waited for: after a database pause longer
+   * than the lease, a sweep that waited deadlocked with a batched checkpoint or held its pooled connection until
+   * the statement timeout. A skipped orphan is taken by the next sweep.
    */
   async claimOrphans(owner: string, leaseMs: number, limit: number, all = false): Promise<RunRow[]> {
     const now = new Date();
@@ -267,7 +270,9 @@ export class RunStore {
       .where('status', 'in', IN_FLIGHT)
       .where(orphan)
       .orderBy('created_at')
-      .limit(limit);
+      .limit(limit)
+      .forUpdate()
+      .skipLocked();
     return (
       this.db
         .updateTable('oracle_runs')
