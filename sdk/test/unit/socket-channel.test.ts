@@ -1,0 +1,398 @@
+// SocketChannel against a real socket.io server in this process: the handshake's query and auth, events in
+// and out (an emit before socket.io has loaded included), a refused handshake retried with fresh tokens, a
+// dropped connection, close. Then ChatController's socket side: browser tools and actions run once and
+// answer, socket events land in their turn's message, other sessions' and invalid events are ignored.
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Server, type Socket } from 'socket.io';
+import { WebSocket as NodeWebSocket } from 'ws';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ChatController } from '../../src/chat/chat-controller.js';
+import { SocketChannel, type SocketAuth } from '../../src/chat/socket-channel.js';
+import { ActionRegistry } from '../../src/context/action-registry.js';
+import type { OracleHttp } from '../../src/http/oracle-http.js';
+import { OracleRequestError } from '../../src/http/oracle-request-error.js';
+
+interface Handshake {
+  query: Record<string, unknown>;
+  auth: Record<string, unknown>;
+}
+
+/** A socket.io server on a free port; `refuse` decides, per handshake, whether to refuse it. */
+async function startServer(refuse: (h: Handshake, n: number) => boolean = () => false) {
+  const http: HttpServer = createServer();
+  const io = new Server(http, { path: '/socket.io', transports: ['websocket'] });
+  const handshakes: Handshake[] = [];
+  const sockets: Socket[] = [];
+  const received: [string, unknown][] = [];
+  io.use((socket, next) => {
+    const h = { query: { ...socket.handshake.query }, auth: { ...socket.handshake.auth } };
+    handshakes.push(h);
+    if (refuse(h, handshakes.length)) next(new Error('auth_failed'));
+    else next();
+  });
+  io.on('connection', (socket) => {
+    sockets.push(socket);
+    socket.onAny((name: string, payload: unknown) => received.push([name, payload]));
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const server = {
+    url,
+    io,
+    handshakes,
+    sockets,
+    received,
+    close: () => new Promise<void>((resolve) => void io.close(() => resolve())),
+  };
+  opened.push(server);
+  return server;
+}
+
+// The global WebSocket of this jsdom environment is undici's, which dispatches jsdom's Event on Node's
+// EventTarget and throws; the `ws` client is a real WebSocket (as test/sdk-real/setup.ts does). Put back after.
+const globalWebSocket = globalThis.WebSocket;
+beforeAll(() => void Object.assign(globalThis, { WebSocket: NodeWebSocket }));
+afterAll(() => void Object.assign(globalThis, { WebSocket: globalWebSocket }));
+
+const opened: { close: () => Promise<void> }[] = [];
+const channels: { close: () => void }[] = [];
+afterEach(async () => {
+  for (const c of channels.splice(0)) c.close();
+  for (const s of opened.splice(0)) await s.close();
+});
+
+async function until(check: () => boolean, ms = 4000): Promise<void> {
+  for (let waited = 0; waited < ms && !check(); waited += 10) await new Promise((r) => setTimeout(r, 10));
+  expect(check()).toBe(true);
+}
+
+function channel(url: string, auth: (refresh: boolean) => Promise<SocketAuth>, retryBaseMs = 20) {
+  const events: [string, unknown][] = [];
+  const connected: boolean[] = [];
+  const authCalls: boolean[] = [];
+  const ch = new SocketChannel({
+    wsUrl: url,
+    sessionId: 'ses_1',
+    userDid: 'did:key:z6MkUser',
+    retryBaseMs,
+    auth: (refresh) => {
+      authCalls.push(refresh);
+      return auth(refresh);
+    },
+    onEvent: (name, payload) => void events.push([name, payload]),
+    onConnectedChange: (c) => void connected.push(c),
+  });
+  channels.push(ch);
+  return { ch, events, connected, authCalls };
+}
+
+describe('SocketChannel', () => {
+  it('connects with the session and user in the query and the tokens as auth; events flow both ways', async () => {
+    const server = await startServer();
+    const { ch, events, connected, authCalls } = channel(server.url, () =>
+      Promise.resolve({ ucanDelegation: 'del-1', invocation: 'inv-1' }),
+    );
+    expect(ch.connected).toBe(false);
+    // Sent before socket.io has loaded: kept, and sent once it has.
+    ch.emit('tool_result', { toolCallId: 'early', result: 1 });
+    ch.connect();
+    await until(() => ch.connected);
+    expect(connected).toEqual([true]);
+    expect(authCalls).toEqual([false]);
+    expect(server.handshakes).toHaveLength(1);
+    expect(server.handshakes[0]?.query).toMatchObject({ sessionId: 'ses_1', userDid: 'did:key:z6MkUser' });
+    expect(server.handshakes[0]?.auth).toEqual({ ucanDelegation: 'del-1', invocation: 'inv-1' });
+    await until(() => server.received.length === 1);
+    ch.emit('action_call_result', { toolCallId: 'late', result: 2 });
+    await until(() => server.received.length === 2);
+    expect(server.received).toEqual([
+      ['tool_result', { toolCallId: 'early', result: 1 }],
+      ['action_call_result', { toolCallId: 'late', result: 2 }],
+    ]);
+    server.sockets[0]?.emit('tool_call', { any: 'payload' });
+    await until(() => events.length === 1);
+    expect(events).toEqual([['tool_call', { any: 'payload' }]]);
+  });
+
+  it('tokens that cannot be had: the handshake carries no auth (the server decides)', async () => {
+    const server = await startServer();
+    const { ch } = channel(server.url, () => Promise.reject(new Error('no key')));
+    ch.connect();
+    await until(() => ch.connected);
+    expect(server.handshakes[0]?.auth).toEqual({});
+  });
+
+  it('a refused handshake is tried again after the backoff with refreshed tokens, until accepted', async () => {
+    const server = await startServer((_h, n) => n <= 2);
+    let n = 0;
+    const { ch, connected, authCalls } = channel(server.url, () =>
+      Promise.resolve({ ucanDelegation: `del-${++n}` }),
+    );
+    ch.connect();
+    await until(() => ch.connected);
+    expect(authCalls).toEqual([false, true, true]);
+    expect(server.handshakes.map((h) => h.auth['ucanDelegation'])).toEqual(['del-1', 'del-2', 'del-3']);
+    expect(connected).toEqual([false, false, true]);
+  });
+
+  it('the retry waits about its base delay, doubling for each refusal in a row', async () => {
+    const times: number[] = [];
+    const server = await startServer((_h, n) => {
+      times.push(Date.now());
+      return n <= 3;
+    });
+    const { ch } = channel(server.url, () => Promise.resolve({ ucanDelegation: 'd' }), 100);
+    ch.connect();
+    await until(() => ch.connected);
+    const gaps = times.slice(1).map((t, i) => t - (times[i] as number));
+    // 100, 200, 400 ms, each ±20 % (timers never fire early; late, on a busy machine, so the upper bounds
+    // are loose and the doubling is checked as a ratio: at least 2 × 0.8 / 1.2).
+    expect(gaps[0]).toBeGreaterThanOrEqual(75);
+    expect(gaps[1]).toBeGreaterThanOrEqual(155);
+    expect(gaps[2]).toBeGreaterThanOrEqual(315);
+    expect(gaps[2]).toBeLessThan(1_500);
+    expect((gaps[1] as number) / (gaps[0] as number)).toBeGreaterThan(1.2);
+    expect((gaps[2] as number) / (gaps[1] as number)).toBeGreaterThan(1.2);
+  });
+
+  it('a dropped connection is reported and socket.io reconnects by itself', async () => {
+    const server = await startServer();
+    const { ch, connected, authCalls } = channel(server.url, () => Promise.resolve({ ucanDelegation: 'd' }));
+    ch.connect();
+    await until(() => ch.connected);
+    // The transport closes under the client (not a server-side "disconnect", which socket.io never retries).
+    server.sockets[0]?.conn.close();
+    await until(() => connected.length >= 3);
+    expect(connected).toEqual([true, false, true]);
+    expect(authCalls).toEqual([false, false]);
+  });
+
+  it('close: disconnects, reports nothing more, retries nothing; a channel closed before loading never connects', async () => {
+    const server = await startServer((_h, n) => n === 1);
+    const { ch, connected } = channel(server.url, () => Promise.resolve({ ucanDelegation: 'd' }), 150);
+    ch.connect();
+    await until(() => connected.length === 1);
+    ch.close();
+    await new Promise((r) => setTimeout(r, 400));
+    expect(server.handshakes).toHaveLength(1);
+    expect(connected).toEqual([false]);
+
+    const early = channel(server.url, () => Promise.resolve({ ucanDelegation: 'd' }));
+    early.ch.connect();
+    early.ch.close();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(server.handshakes).toHaveLength(1);
+    expect(early.connected).toEqual([]);
+  });
+});
+
+describe('ChatController over the socket', () => {
+  const noRun = () => Promise.reject(new OracleRequestError('Not found', { status: 404 }));
+  const http = (authHeaders: Record<string, string> = {}) =>
+    ({
+      call: noRun,
+      open: noRun,
+      authHeaders: () => Promise.resolve(authHeaders),
+      renewDelegation: () => Promise.resolve(),
+    }) as unknown as OracleHttp;
+
+  function controller(url: string, actions = new ActionRegistry()) {
+    const c = new ChatController({
+      sessionId: 'ses_1',
+      userDid: 'did:key:z6MkUser',
+      actions,
+      resolve: () => Promise.reject(new Error('attached directly')),
+      socketRetryBaseMs: 20,
+    });
+    let runs = 0;
+    c.join(() => ({
+      oracleDid: 'did:ixo:oracle',
+      sessionId: 'ses_1',
+      onPaymentRequiredError: () => undefined,
+      streamingMode: 'immediate',
+      browserTools: {
+        count: {
+          toolName: 'count_rows',
+          description: 'Counts rows',
+          schema: z.object({ table: z.string() }),
+          fn: ({ table }: { table: string }) => {
+            runs++;
+            return { table, rows: 3 };
+          },
+        },
+      },
+    }));
+    return { c, runs: () => runs };
+  }
+
+  it('hands the delegation and the bearer invocation to the handshake, and reports the connection', async () => {
+    const server = await startServer();
+    const { c } = controller(server.url);
+    const release = c.retain({
+      http: http({ 'x-ucan-delegation': 'del', authorization: 'Bearer inv' }),
+      wsUrl: server.url,
+    });
+    await until(() => c.store.getMeta().isRealTimeConnected);
+    expect(server.handshakes[0]?.auth).toEqual({ ucanDelegation: 'del', invocation: 'inv' });
+    release();
+    expect(c.store.getMeta().isRealTimeConnected).toBe(false);
+    const bare = controller(server.url);
+    const releaseBare = bare.c.retain({ http: http(), wsUrl: server.url });
+    await until(() => server.handshakes.length === 2);
+    expect(server.handshakes[1]?.auth).toEqual({ ucanDelegation: '' });
+    releaseBare();
+  });
+
+  it('runs a browser tool call once and answers tool_result; ignores another session’s and a malformed one', async () => {
+    const server = await startServer();
+    const { c, runs } = controller(server.url);
+    const release = c.retain({ http: http(), wsUrl: server.url });
+    await until(() => c.store.getMeta().isRealTimeConnected);
+    const socket = server.sockets[0] as Socket;
+    const call = {
+      sessionId: 'ses_1',
+      requestId: 'req_1',
+      toolCallId: 'b1',
+      toolName: 'count_rows',
+      args: { table: 'users' },
+    };
+    socket.emit('browser_tool_call', { ...call, sessionId: 'ses_other', toolCallId: 'b0' });
+    socket.emit('browser_tool_call', { toolCallId: 'bad' });
+    socket.emit('browser_tool_call', call);
+    socket.emit('browser_tool_call', call);
+    await until(() => server.received.length >= 1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(server.received).toEqual([
+      ['tool_result', { toolCallId: 'b1', result: { table: 'users', rows: 3 } }],
+    ]);
+    expect(runs()).toBe(1);
+    release();
+  });
+
+  it('runs an action only while isRunning, once; answers action_call_result', async () => {
+    const server = await startServer();
+    const actions = new ActionRegistry();
+    const seen: unknown[] = [];
+    actions.register('highlight', () => ({
+      name: 'highlight',
+      description: 'Highlights a row',
+      parameters: z.object({ row: z.number() }),
+      hasRender: true,
+      handler: (args) => {
+        seen.push(args);
+        return 'done';
+      },
+      render: undefined,
+    }));
+    const { c } = controller(server.url, actions);
+    const release = c.retain({ http: http(), wsUrl: server.url });
+    await until(() => c.store.getMeta().isRealTimeConnected);
+    const socket = server.sockets[0] as Socket;
+    const call = {
+      sessionId: 'ses_1',
+      requestId: 'req_1',
+      toolCallId: 'a1',
+      toolName: 'highlight',
+      args: { row: 2 },
+    };
+    socket.emit('action_call', { ...call, toolCallId: 'a0', status: 'done' });
+    socket.emit('action_call', { ...call, sessionId: 'ses_other', toolCallId: 'a2', status: 'isRunning' });
+    socket.emit('action_call', { ...call, status: 'isRunning' });
+    socket.emit('action_call', { ...call, status: 'isRunning' });
+    await until(() => server.received.length >= 1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(seen).toEqual([{ row: 2 }]);
+    expect(server.received).toEqual([
+      ['action_call_result', { toolCallId: 'a1', sessionId: 'ses_1', result: 'done' }],
+    ]);
+    release();
+  });
+
+  it('socket events show in the message of their request when it is on screen, settled with their result', async () => {
+    const server = await startServer();
+    const { c } = controller(server.url);
+    const release = c.retain({ http: http(), wsUrl: server.url });
+    await until(() => c.store.getMeta().isRealTimeConnected);
+    c.store.upsert('req_1', () => ({ id: 'req_1', type: 'ai', content: '' }));
+    const socket = server.sockets[0] as Socket;
+    socket.emit('tool_call', {
+      sessionId: 'ses_1',
+      requestId: 'req_1',
+      toolCallId: 's1',
+      eventId: 's1',
+      toolName: 'search',
+      args: { q: 'x' },
+      status: 'isRunning',
+    });
+    socket.emit('render_component', {
+      sessionId: 'ses_1',
+      requestId: 'req_1',
+      eventId: 'r1',
+      componentName: 'Chart',
+      args: { n: 1 },
+    });
+    // Another session's, and one whose request is not on screen (no turn in flight): not shown.
+    socket.emit('render_component', {
+      sessionId: 'ses_2',
+      requestId: 'req_1',
+      eventId: 'r2',
+      componentName: 'X',
+      args: {},
+    });
+    socket.emit('tool_call', {
+      sessionId: 'ses_1',
+      requestId: 'req_unknown',
+      toolCallId: 's2',
+      eventId: 's2',
+      toolName: 'search',
+      args: {},
+      status: 'isRunning',
+    });
+    socket.emit('browser_tool_call', {
+      sessionId: 'ses_1',
+      requestId: 'req_1',
+      toolCallId: 'b1',
+      toolName: 'count_rows',
+      args: { table: 't' },
+    });
+    await until(() => server.received.length === 1);
+    await until(() => {
+      const content = c.store.getMessages().find((m) => m.id === 'req_1')?.content;
+      return Array.isArray(content) && content.length === 3;
+    });
+    const content = c.store.getMessages().find((m) => m.id === 'req_1')?.content as unknown[];
+    expect(content).toEqual([
+      {
+        name: 'search',
+        props: {
+          id: 's1',
+          toolName: 'search',
+          args: { q: 'x' },
+          status: 'isRunning',
+          kind: 'tool',
+          isToolCall: true,
+          requestId: 'req_1',
+          sessionId: 'ses_1',
+        },
+      },
+      { name: 'Chart', props: { id: 'r1', args: { n: 1 }, status: 'done', kind: 'component' } },
+      {
+        name: 'count_rows',
+        props: {
+          id: 'b1',
+          toolName: 'count_rows',
+          args: { table: 't' },
+          status: 'done',
+          output: '{"table":"t","rows":3}',
+          kind: 'browser_tool',
+          isToolCall: true,
+          requestId: 'req_1',
+          sessionId: 'ses_1',
+        },
+      },
+    ]);
+    release();
+  });
+});
