@@ -1,5 +1,7 @@
-import type { ChatModel, ModelChunk, ModelMessage, ModelRequest, ModelTool, ModelToolCall } from './model.js';
-import { scriptedRuleSet, type ScriptedRule } from './scripted-rules.js';
+import type { ChatModel, ModelChunk, ModelMessage, ModelRequest, ModelTool } from './model.js';
+import { scriptedRuleSet, type ScriptedPlan, type ScriptedRule } from './scripted-rules.js';
+
+export type { ScriptedPlan } from './scripted-rules.js';
 
 /** Options of the scripted model. */
 export interface ScriptedModelOptions {
@@ -7,14 +9,6 @@ export interface ScriptedModelOptions {
   delayMs: number;
   /** Rules tried before the built-in ones (from SCRIPTED_MODEL_RULES). */
   rules?: ScriptedRule[];
-}
-
-/** What the scripted model decided to do for one completion. */
-export interface ScriptedPlan {
-  reasoning?: string | undefined;
-  component?: { name: string; args: Record<string, unknown> } | undefined;
-  call?: ModelToolCall | undefined;
-  reply: string;
 }
 
 /**

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { ModelMessage, ModelTool } from './model.js';
-import type { ScriptedPlan } from './scripted-model.js';
+import type { ModelMessage, ModelTool, ModelToolCall } from './model.js';
 import {
   greeting,
   oneOffFormat,
@@ -9,6 +8,14 @@ import {
   standingPreferences,
   type PromptPreferences,
 } from './scripted-preferences.js';
+
+/** What the scripted model decided to do for one completion. */
+export interface ScriptedPlan {
+  reasoning?: string | undefined;
+  component?: { name: string; args: Record<string, unknown> } | undefined;
+  call?: ModelToolCall | undefined;
+  reply: string;
+}
 
 /**
  * One rule of the scripted model, as written in a rules file (YAML, `SCRIPTED_MODEL_RULES`). The first rule
