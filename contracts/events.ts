@@ -29,7 +29,8 @@ export type CallStatus = z.infer<typeof CallStatus>;
 /**
  * First event of every stream: names the durable run the turn executes in. `resumed` is set when the runtime
  * restarted the turn (after a crash): the client cuts its text back to `partialLength` characters and appends
- * what follows.
+ * what follows. When the events of the attempt that was cut off are gone (a restart without a shared event log),
+ * `partialLength` is 0 and the answer so far follows whole, as one `message`.
  *
  * @example
  * { "runId": "run_01J…", "requestId": "4f0c…", "sessionId": "…" }

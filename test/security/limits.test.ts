@@ -12,6 +12,7 @@ import { TEST_REDIS_URL, testRedisPrefix } from '../helpers/redis.js';
 import { TEST_ENV } from '../helpers/env.js';
 import { newUser, oracleApi, type OracleUser } from '../oracle/helpers/oracle-client.js';
 import { newOracleKey, startOracleApp, type OracleApp } from '../oracle/helpers/oracle-app.js';
+import { openTestDb } from '../helpers/db.js';
 
 const REDIS_SERVER = await haveRedisServer();
 
@@ -103,6 +104,48 @@ describe('turns in flight (ORACLE_MAX_CONCURRENT_RUNS)', () => {
       .toBe(200);
     for (const t of [first, second, replacing]) t.stop();
     await api.call('POST', '/messages/abort', { sessionId: s1.sessionId });
+  });
+});
+
+describe('a run resumed by another instance', () => {
+  it('holds its slot there: the user’s next session waits for it (429 too_many_runs) until it ends', async () => {
+    await using db = await openTestDb();
+    const signingKey = await newOracleKey();
+    const env = {
+      ORACLE_MAX_CONCURRENT_RUNS: '1',
+      ORACLE_RUN_LEASE_SECONDS: '1',
+      SCRIPTED_MODEL_DELAY_MS: '20',
+      ...(TEST_REDIS_URL ? { REDIS_URL: TEST_REDIS_URL } : {}),
+    };
+    const redisPrefix = testRedisPrefix();
+    const a = await startOracleApp({ db, signingKey, env, redisPrefix });
+    const user = await newUser(a.oracleDid);
+    const [s1, s2] = await Promise.all([
+      oracleApi(a.url, user).createSession(),
+      oracleApi(a.url, user).createSession(),
+    ]);
+    const turn = await startLongTurn(a, user, s1.sessionId);
+    expect(turn.response.status).toBe(200);
+    // A lets go of the run at shutdown (and of its slot); B resumes it.
+    turn.stop();
+    await a.close();
+    await using b = await startOracleApp({ db, signingKey, env, redisPrefix });
+    const onB = oracleApi(b.url, user);
+    // Let go, the run is `recovering`; resumed, `running` again.
+    await expect
+      .poll(async () => (await onB.call('GET', `/sessions/${s1.sessionId}/run`)).body.run?.status, {
+        timeout: 10_000,
+      })
+      .toBe('running');
+    const refused = await onB.call('POST', `/messages/${s2.sessionId}`, { message: 'hello' });
+    expect(refused).toMatchObject({ status: 429, body: { code: 'too_many_runs' } });
+    // Its end frees the slot.
+    expect((await onB.call('POST', '/messages/abort', { sessionId: s1.sessionId })).body.success).toBe(true);
+    await expect
+      .poll(async () => (await onB.call('POST', `/messages/${s2.sessionId}`, { message: 'now?' })).status, {
+        timeout: 5000,
+      })
+      .toBe(200);
   });
 });
 

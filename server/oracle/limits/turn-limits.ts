@@ -22,6 +22,9 @@ const WINDOW_MS = 60_000;
  * hold a user back for long.
  */
 export const RUN_SLOT_TTL_MS = 10 * 60_000;
+/** A count no user reaches: the limit of a slot taken whatever the count. */
+const UNLIMITED = 2 ** 31;
+
 /** What a refusal for too many turns in flight tells the client to wait: a turn usually ends within seconds. */
 export const RUNS_RETRY_AFTER_SECONDS = 2;
 
@@ -37,6 +40,11 @@ export interface TurnLimits {
    */
   takeRun(userDid: string, slot: RunSlot): Promise<void>;
   freeRun(userDid: string, slot: RunSlot): Promise<void>;
+  /**
+   * Takes the slot of a run this instance resumes (its instance died or let go, and the slot it held may be
+   * gone with that instance's memory), whatever the count: the run is under way already. Freed when it ends.
+   */
+  holdRun(userDid: string, slot: RunSlot): Promise<void>;
   /**
    * Both checks of a turn at once ({@link countTurn} and {@link takeRun}: one round trip to Redis, pipelined);
    * a slot taken for a turn the minute's count refuses is given back. The first refusal is thrown.
@@ -109,6 +117,15 @@ export async function createTurnLimits(options: {
         `You have ${limit} answers in progress; wait for one to finish (or abort it) and try again.`,
         { retryAfter: RUNS_RETRY_AFTER_SECONDS },
       );
+    },
+    async holdRun(userDid, slot) {
+      if (config.ORACLE_MAX_CONCURRENT_RUNS === 0) return;
+      await slots
+        .take(userDid, slot, UNLIMITED, RUN_SLOT_TTL_MS)
+        .then(() => undefined)
+        .catch((err: unknown) =>
+          logger.warn({ err }, 'limits: the slot of a resumed run could not be taken (it runs uncounted)'),
+        );
     },
     async freeRun(userDid, slot) {
       if (config.ORACLE_MAX_CONCURRENT_RUNS === 0) return;

@@ -65,6 +65,8 @@ export interface RunManagerOptions {
   checkpointMs?: number;
   /** Called when this instance stops executing a run (it ended, or was let go at shutdown). */
   onRunEnded?: (row: RunRow) => void;
+  /** Called when this instance resumes a run that another instance (or an earlier start) left in flight. */
+  onRunResumed?: (row: RunRow) => void;
 }
 
 interface ActiveRun {
@@ -576,8 +578,16 @@ export class RunManager {
 
   /** The answer so far: rebuilt from the retained events when there are any, else the last checkpoint. */
   private async partialTextOf(row: RunRow): Promise<string> {
+    return (await this.answerSoFar(row)).text;
+  }
+
+  /**
+   * The answer so far, and whether the log holds every event of it (so a client that re-joins gets each of
+   * them): rebuilt from the retained events when there are any and they hold at least the last checkpoint.
+   */
+  private async answerSoFar(row: RunRow): Promise<{ text: string; logged: boolean }> {
     const records = await this.options.log.read(row.run_id, 0).catch(() => [] as RunEventRecord[]);
-    if (records.length === 0) return row.partial_text;
+    if (records.length === 0) return { text: row.partial_text, logged: row.partial_text === '' };
     let text = '';
     for (const r of records) {
       if (r.event === 'message') text += r.data.content;
@@ -586,7 +596,9 @@ export class RunManager {
         if (partialLength !== undefined) text = text.slice(0, partialLength);
       }
     }
-    return text.length >= row.partial_text.length ? text : row.partial_text;
+    return text.length >= row.partial_text.length
+      ? { text, logged: true }
+      : { text: row.partial_text, logged: false };
   }
 
   /** Claims runs whose instance is gone and resumes them (or ends them `interrupted`). */
@@ -602,7 +614,7 @@ export class RunManager {
   }
 
   private async resume(row: RunRow): Promise<void> {
-    const partialText = await this.partialTextOf(row);
+    const { text: partialText, logged } = await this.answerSoFar(row);
     const records = await this.options.log.read(row.run_id, 0).catch(() => [] as RunEventRecord[]);
     const calledTools =
       row.tools_started ||
@@ -624,15 +636,20 @@ export class RunManager {
       });
       return;
     }
-    const run = this.track(row, partialText);
+    // The events of the attempt that was cut off are gone (a restart without a shared log): a client that
+    // re-joins may hold less than the answer so far, so the answer so far is sent again whole (cut back to
+    // nothing, then one `message` with it). With every event in the log, the client has them and keeps them.
+    const run = this.track(row, logged ? partialText : '');
     this.emit(run, 'run', {
       runId: row.run_id,
       requestId: row.request_id,
       sessionId: row.session_id,
       resumed: true,
-      partialLength: partialText.length,
+      partialLength: logged ? partialText.length : 0,
     });
+    if (!logged) this.emit(run, 'message', { content: partialText, timestamp: new Date().toISOString() });
     await this.options.runs.markRunning(row.run_id, this.instanceId);
+    this.options.onRunResumed?.(row);
     this.execute(run, row.request as unknown as TurnRequest, partialText);
   }
 

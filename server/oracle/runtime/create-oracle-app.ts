@@ -200,6 +200,8 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     exclusiveDatabase: options.db.kind === 'pglite',
     onRunEnded: (row) =>
       void limits.freeRun(row.user_did, { sessionId: row.session_id, requestId: row.request_id }),
+    onRunResumed: (row) =>
+      void limits.holdRun(row.user_did, { sessionId: row.session_id, requestId: row.request_id }),
     execute: async ({ row, session: known, request, continueFrom, emit, signal }) => {
       const [session, history] = await Promise.all([
         known ?? sessions.owned(row.user_did, row.session_id),
