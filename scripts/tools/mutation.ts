@@ -49,6 +49,7 @@ const MODULES: readonly MutationModule[] = [
     mutate: ['server/oracle/runs/**/*.ts'],
     tests: [
       'test/oracle/run-event-log.test.ts',
+      'test/oracle/control-bus.test.ts',
       'test/oracle/runs.test.ts',
       'test/oracle/abort-order.test.ts',
       'test/oracle/durable.test.ts',
