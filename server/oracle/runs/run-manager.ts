@@ -6,6 +6,7 @@ import type { MessageStore } from '../store/messages.js';
 import { IN_FLIGHT, type RunRow, type RunStore } from '../store/runs.js';
 import type { SessionRef, SessionStore } from '../store/sessions.js';
 import type { ControlBus } from './control-bus.js';
+import { followRun, isFollowable, type FollowDeps } from './run-follower.js';
 import {
   firstIdOfAttempt,
   IDS_PER_ATTEMPT,
@@ -13,14 +14,6 @@ import {
   type RunEventLog,
   type RunEventRecord,
 } from './event-log.js';
-
-/**
- * Whether `record` cannot directly follow event `last`: ids of an attempt are consecutive, and an attempt
- * begins at its first id.
- */
-export function isGap(last: number, record: RunEventRecord): boolean {
-  return record.id !== last + 1 && record.id % IDS_PER_ATTEMPT !== 1;
-}
 
 /** How long a run that ended keeps trying to record its end while the database does not answer. */
 const END_RETRY_MS = 30_000;
@@ -98,7 +91,11 @@ export class RunManager {
   private readonly unsubscribe: () => void;
   private closing = false;
 
+  /** What following a run reads from (run-follower.ts). */
+  private readonly following: FollowDeps;
+
   constructor(private readonly options: RunManagerOptions) {
+    this.following = { log: options.log, runs: options.runs, isLocal: (runId) => this.active.has(runId) };
     this.unsubscribe = options.bus.subscribe((message) => {
       if (message.type === 'abort') this.stopLocal(message.runId, message.reason);
     });
@@ -212,83 +209,20 @@ export class RunManager {
 
   /**
    * Follows a run's events after `after`: the retained ones first, then live ones, each exactly once and in
-   * order, until `done` or until `signal` aborts. Resolves when it stops.
+   * order, until `done` or until `signal` aborts. Resolves when it stops (see {@link followRun}).
    */
-  async follow(
+  follow(
     runId: string,
     after: number,
     write: (record: RunEventRecord) => void,
     signal: AbortSignal,
   ): Promise<void> {
-    let last = after;
-    let replaying = true;
-    let finished = false;
-    const buffered: RunEventRecord[] = [];
-    let resolveDone!: () => void;
-    const done = new Promise<void>((resolve) => (resolveDone = resolve));
-    let unsubscribe = (): void => undefined;
-    const finish = (): void => {
-      if (finished) return;
-      finished = true;
-      unsubscribe();
-      signal.removeEventListener('abort', finish);
-      resolveDone();
-    };
-    const deliver = (record: RunEventRecord): void => {
-      if (finished || record.id <= last) return;
-      // Ids of one attempt follow each other: a live event past the next id means some were not heard (a
-      // subscription that was down while Redis was); they are read from the log before it goes out.
-      if (!replaying && last > 0 && isGap(last, record)) {
-        buffered.push(record);
-        void catchUp();
-        return;
-      }
-      last = record.id;
-      write(record);
-      if (record.event === 'done') finish();
-    };
-    const catchUp = async (): Promise<void> => {
-      replaying = true;
-      while (!finished) {
-        try {
-          for (const record of await this.options.log.read(runId, last)) deliver(record);
-          break;
-        } catch {
-          await new Promise((resolve) => setTimeout(resolve, 250));
-        }
-      }
-      // What the log has not (lost with Redis's data) cannot be had: the rest goes out as it is.
-      for (const record of buffered.splice(0).sort((a, b) => a.id - b.id)) deliver(record);
-      replaying = false;
-    };
-    signal.addEventListener('abort', finish, { once: true });
-    if (signal.aborted) return;
-    unsubscribe = await this.options.log.subscribe(runId, (record) => {
-      if (replaying) buffered.push(record);
-      else deliver(record);
-    });
-    if (finished) unsubscribe();
-    for (const record of await this.options.log.read(runId, after)) deliver(record);
-    replaying = false;
-    for (const record of buffered.splice(0)) deliver(record);
-    // A run this instance executes writes its `done` to the log we subscribed to: no need to ask the database.
-    // A run that ended elsewhere records the id of its `done`: asked for what comes after it, there is
-    // nothing more; otherwise its `done` is on its way (it is written just after the run ends).
-    if (!finished && !this.active.has(runId)) {
-      const row = await this.options.runs.get(runId);
-      if (!row) finish();
-      else if (!IN_FLIGHT.includes(row.status)) {
-        if (after >= Number(row.last_event_id)) finish();
-        else setTimeout(finish, 1000).unref();
-      }
-    }
-    await done;
+    return followRun(this.following, runId, after, write, signal);
   }
 
   /** Whether a run's events can still be followed: it is in flight, or its events are retained. */
-  async followable(row: RunRow): Promise<boolean> {
-    if (IN_FLIGHT.includes(row.status)) return true;
-    return (await this.options.log.read(row.run_id, 0)).length > 0;
+  followable(row: RunRow): Promise<boolean> {
+    return isFollowable(this.following, row);
   }
 
   /**

@@ -1,0 +1,103 @@
+import { IN_FLIGHT, type RunRow, type RunStore } from '../store/runs.js';
+import { IDS_PER_ATTEMPT, type RunEventLog, type RunEventRecord } from './event-log.js';
+
+/**
+ * Following a run's events, for a stream or a re-join (`GET /runs/:runId`): what it reads the events from, and
+ * how it knows a run's `done` will come to the log it subscribed to.
+ */
+export interface FollowDeps {
+  log: RunEventLog;
+  runs: RunStore;
+  /** Whether this instance executes the run (its `done` comes to the log: no need to ask the database). */
+  isLocal: (runId: string) => boolean;
+}
+
+/**
+ * Whether `record` cannot directly follow event `last`: ids of an attempt are consecutive, and an attempt
+ * begins at its first id.
+ */
+export function isGap(last: number, record: RunEventRecord): boolean {
+  return record.id !== last + 1 && record.id % IDS_PER_ATTEMPT !== 1;
+}
+
+/**
+ * Follows a run's events after `after`: the retained ones first, then live ones, each exactly once and in
+ * order, until `done` or until `signal` aborts. Resolves when it stops.
+ */
+export async function followRun(
+  deps: FollowDeps,
+  runId: string,
+  after: number,
+  write: (record: RunEventRecord) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  let last = after;
+  let replaying = true;
+  let finished = false;
+  const buffered: RunEventRecord[] = [];
+  let resolveDone!: () => void;
+  const done = new Promise<void>((resolve) => (resolveDone = resolve));
+  let unsubscribe = (): void => undefined;
+  const finish = (): void => {
+    if (finished) return;
+    finished = true;
+    unsubscribe();
+    signal.removeEventListener('abort', finish);
+    resolveDone();
+  };
+  const deliver = (record: RunEventRecord): void => {
+    if (finished || record.id <= last) return;
+    // Ids of one attempt follow each other: a live event past the next id means some were not heard (a
+    // subscription that was down while Redis was); they are read from the log before it goes out.
+    if (!replaying && last > 0 && isGap(last, record)) {
+      buffered.push(record);
+      void catchUp();
+      return;
+    }
+    last = record.id;
+    write(record);
+    if (record.event === 'done') finish();
+  };
+  const catchUp = async (): Promise<void> => {
+    replaying = true;
+    while (!finished) {
+      try {
+        for (const record of await deps.log.read(runId, last)) deliver(record);
+        break;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
+    // What the log has not (lost with Redis's data) cannot be had: the rest goes out as it is.
+    for (const record of buffered.splice(0).sort((a, b) => a.id - b.id)) deliver(record);
+    replaying = false;
+  };
+  signal.addEventListener('abort', finish, { once: true });
+  if (signal.aborted) return;
+  unsubscribe = await deps.log.subscribe(runId, (record) => {
+    if (replaying) buffered.push(record);
+    else deliver(record);
+  });
+  if (finished) unsubscribe();
+  for (const record of await deps.log.read(runId, after)) deliver(record);
+  replaying = false;
+  for (const record of buffered.splice(0)) deliver(record);
+  // A run this instance executes writes its `done` to the log we subscribed to: no need to ask the database.
+  // A run that ended elsewhere records the id of its `done`: asked for what comes after it, there is
+  // nothing more; otherwise its `done` is on its way (it is written just after the run ends).
+  if (!finished && !deps.isLocal(runId)) {
+    const row = await deps.runs.get(runId);
+    if (!row) finish();
+    else if (!IN_FLIGHT.includes(row.status)) {
+      if (after >= Number(row.last_event_id)) finish();
+      else setTimeout(finish, 1000).unref();
+    }
+  }
+  await done;
+}
+
+/** Whether a run's events can still be followed: it is in flight, or its events are retained. */
+export async function isFollowable(deps: Pick<FollowDeps, 'log'>, row: RunRow): Promise<boolean> {
+  if (IN_FLIGHT.includes(row.status)) return true;
+  return (await deps.log.read(row.run_id, 0)).length > 0;
+}
