@@ -50,6 +50,7 @@ const MODULES: readonly MutationModule[] = [
     tests: [
       'test/oracle/run-event-log.test.ts',
       'test/oracle/control-bus.test.ts',
+      'test/oracle/orphan-abort.test.ts',
       'test/oracle/runs.test.ts',
       'test/oracle/abort-order.test.ts',
       'test/oracle/durable.test.ts',
