@@ -51,6 +51,8 @@ const MODULES: readonly MutationModule[] = [
       'test/oracle/run-event-log.test.ts',
       'test/oracle/control-bus.test.ts',
       'test/oracle/orphan-abort.test.ts',
+      'test/oracle/redis-outage.test.ts',
+      'test/oracle/run-database-outage.test.ts',
       'test/oracle/runs.test.ts',
       'test/oracle/abort-order.test.ts',
       'test/oracle/durable.test.ts',

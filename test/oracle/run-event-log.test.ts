@@ -106,3 +106,61 @@ describe.runIf(TEST_REDIS_URL)('with Redis', () => {
     };
   });
 });
+
+// What only the shared log does: another instance hears the events, a list Redis lost is written again whole,
+// appends keep the list alive for maxAgeSeconds and retain shortens it, and text on a run's channel that is not
+// an event is ignored.
+describe.runIf(TEST_REDIS_URL)('the Redis run event log between instances', () => {
+  let redis: Redis;
+  let prefix: string;
+  let a: RunEventLog;
+  let b: RunEventLog;
+  const open = () =>
+    createRedisRunEventLog({ redis, prefix, maxAgeSeconds: 60, logger: pino({ level: 'silent' }) });
+  beforeAll(async () => {
+    redis = await openTestRedis();
+    prefix = testRedisPrefix();
+    a = open();
+    b = open();
+  });
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+    await deleteKeys(redis, prefix);
+    redis.disconnect();
+  });
+
+  it('a follower on another instance hears each appended event once Redis has it; garbage on the channel is not an event', async () => {
+    const heard: RunEventRecord[] = [];
+    const off = await b.subscribe('run_shared', (r) => heard.push(r));
+    await redis.publish(`${prefix}run:run_shared`, 'not json');
+    await appendAll(a, 'run_shared', [message(1, 'one '), message(2, 'two')]);
+    await expect.poll(() => heard.length).toBe(2);
+    expect(heard).toEqual([message(1, 'one '), message(2, 'two')]);
+    // The other instance reads them from Redis too.
+    expect(await b.read('run_shared', 0)).toEqual([message(1, 'one '), message(2, 'two')]);
+    off();
+  });
+
+  it('appends keep the list for maxAgeSeconds; retain sets its time left', async () => {
+    await appendAll(a, 'run_ttl', [message(1, 'x')]);
+    const key = `${prefix}run:run_ttl:events`;
+    expect(await redis.ttl(key)).toBeGreaterThan(55);
+    await a.retain('run_ttl', 7);
+    expect(await redis.ttl(key)).toBeLessThanOrEqual(7);
+    expect(await redis.ttl(key)).toBeGreaterThan(0);
+    // A run this instance never wrote: retain applies to the list directly.
+    await appendAll(a, 'run_elsewhere', [message(1, 'y')]);
+    await b.retain('run_elsewhere', 5);
+    expect(await redis.ttl(`${prefix}run:run_elsewhere:events`)).toBeLessThanOrEqual(5);
+  });
+
+  it('a list Redis lost (restarted without its data) is written again whole by the instance writing the run', async () => {
+    await appendAll(a, 'run_lost', [message(1, 'a '), message(2, 'b ')]);
+    await redis.del(`${prefix}run:run_lost:events`);
+    await appendAll(a, 'run_lost', [message(3, 'c')]);
+    // Read from another instance (which has no copy in memory): every event of the attempt, once, in order.
+    expect(await b.read('run_lost', 0)).toEqual([message(1, 'a '), message(2, 'b '), message(3, 'c')]);
+    expect(await redis.llen(`${prefix}run:run_lost:events`)).toBe(3);
+  });
+});
