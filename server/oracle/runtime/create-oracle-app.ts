@@ -21,17 +21,16 @@ import { createRedisRunEventLog } from '../runs/redis-event-log.js';
 import { RunManager } from '../runs/run-manager.js';
 import { createOracleSockets } from '../socket/socket-server.js';
 import { DelegationStore } from '../store/delegations.js';
-import { MessageStore, THREAD_WINDOW } from '../store/messages.js';
+import { MessageStore } from '../store/messages.js';
 import { RoomStore } from '../store/rooms.js';
 import { RunStore } from '../store/runs.js';
 import { SessionStore } from '../store/sessions.js';
 import { resolvePlugins, type Features, type PluginDecision } from './features.js';
 import { createFrontendBridge } from './frontend-bridge.js';
-import type { OraclePlugin, PluginContext, TurnContext } from './plugin.js';
-import { compileSystemPrompt, type PromptSection } from './prompt.js';
+import type { OraclePlugin, PluginContext } from './plugin.js';
 import { subAgentTool } from './sub-agents.js';
 import { defineTool, type ServerTool } from './tools.js';
-import { runTurn } from './turn-loop.js';
+import { createTurnExecutor } from './turn-executor.js';
 
 /** Longest a run's events are kept while it is in flight (a run whose instance vanished is dropped after it). */
 const MAX_RUN_AGE_SECONDS = 6 * 3600;
@@ -202,67 +201,19 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
       void limits.freeRun(row.user_did, { sessionId: row.session_id, requestId: row.request_id }),
     onRunResumed: (row) =>
       void limits.holdRun(row.user_did, { sessionId: row.session_id, requestId: row.request_id }),
-    execute: async ({ row, session: known, request, continueFrom, emit, signal }) => {
-      const [session, history] = await Promise.all([
-        known ?? sessions.owned(row.user_did, row.session_id),
-        messages.recent(row.session_id, THREAD_WINDOW),
-      ]);
-      const model = models.get(request.model ?? models.default) ?? models.get(models.default);
-      if (!model) throw new Error('no model is configured');
-      const sharedRoomId = roomOf(request.metadata) ?? session?.room_id ?? undefined;
-      const roomId = sharedRoomId ?? `${row.user_did}|${identity.did}`;
-      const turn: TurnContext = {
-        userDid: row.user_did,
-        sessionId: row.session_id,
-        roomId,
-        sharedRoomId,
-        request: { message: request.message, metadata: request.metadata, timezone: request.timezone },
-      };
-      // Plugins fill the runtime state first: the prompt compiled below already follows it.
-      const state: Record<string, unknown> = {};
-      for (const { plugin } of enabled) await plugin.enrichState?.(state, turn, pluginContext);
-      const sections: PromptSection[] = [capabilitiesSection(enabled)];
-      for (const { plugin } of enabled) {
-        const section = plugin.promptSection?.(state, pluginContext);
-        if (section) sections.push(section);
-      }
-      const agentName = typeof state['agentName'] === 'string' ? state['agentName'] : identity.name;
-      return runTurn(
-        {
-          sessionId: row.session_id,
-          userDid: row.user_did,
-          runId: row.run_id,
-          requestId: row.request_id,
-          roomId,
-          sharedRoomId,
-          request,
-          history,
-          systemPrompt: compileSystemPrompt({
-            agentName,
-            now: new Date(),
-            timezone: request.timezone,
-            sections,
-          }),
-          state,
-          continueFrom,
-        },
-        {
-          model,
-          serverTools: serverToolsFor(model),
-          bridge,
-          toolTimeoutMs: config.ORACLE_TOOL_TIMEOUT_MS,
-          logger,
-          signal,
-          emit: (event, data) => {
-            emit(event, data);
-            // The socket carries tool calls and components too, as the SDK expects (spec §6).
-            if (event === 'tool_call' || event === 'render_component') {
-              sockets.emitToSession(row.session_id, event, data as never);
-            }
-          },
-        },
-      );
-    },
+    execute: createTurnExecutor({
+      sessions,
+      messages,
+      models,
+      identity,
+      plugins: enabled,
+      pluginContext,
+      serverToolsFor,
+      bridge,
+      sockets,
+      toolTimeoutMs: config.ORACLE_TOOL_TIMEOUT_MS,
+      logger,
+    }),
   });
 
   const services: OracleServices = {
@@ -365,20 +316,6 @@ function runAll(
     }
   };
   step(0);
-}
-
-/** A shared room named by the request's metadata (`roomId`), if any. */
-function roomOf(metadata: Record<string, unknown> | undefined): string | undefined {
-  const room = metadata?.['roomId'];
-  return typeof room === 'string' && room.length > 0 && room.length <= 255 ? room : undefined;
-}
-
-/** The prompt section listing the capabilities of `always`-visible plugins. */
-function capabilitiesSection(enabled: PluginDecision[]): PromptSection {
-  const lines = enabled
-    .filter((d) => d.manifest.visibility === 'always')
-    .map((d) => `- ${d.manifest.title}: ${d.manifest.summary}`);
-  return { title: 'Capabilities', body: lines.join('\n') };
 }
 
 /** `list_capabilities`: what the oracle can do, including `on-demand` plugins (never `silent` ones). */
