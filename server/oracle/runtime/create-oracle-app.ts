@@ -2,7 +2,6 @@ import type { Server as HttpServer } from 'node:http';
 import cors from 'cors';
 import express, { Router, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
-import { z } from 'zod';
 import { oracleContract } from '../../../contracts/oracle.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
@@ -12,7 +11,6 @@ import type { TokenVerifier } from '../auth/token-verifier.js';
 import { mountOracleRoutes, requireCaller, type OracleServices } from '../http/router.js';
 import { oracleErrorHandler } from '../http/oracle-error.js';
 import type { OracleIdentity } from '../identity.js';
-import type { ChatModel } from '../models/model.js';
 import type { ModelRegistry } from '../models/registry.js';
 import { createTurnLimits } from '../limits/turn-limits.js';
 import { createLocalControlBus, createRedisControlBus } from '../runs/control-bus.js';
@@ -25,12 +23,13 @@ import { MessageStore } from '../store/messages.js';
 import { RoomStore } from '../store/rooms.js';
 import { RunStore } from '../store/runs.js';
 import { SessionStore } from '../store/sessions.js';
-import { resolvePlugins, type Features, type PluginDecision } from './features.js';
+import type { Features, PluginDecision } from './features.js';
 import { createFrontendBridge } from './frontend-bridge.js';
-import type { OraclePlugin, PluginContext } from './plugin.js';
-import { subAgentTool } from './sub-agents.js';
-import { defineTool, type ServerTool } from './tools.js';
+import type { OraclePlugin } from './plugin.js';
+import { bootPlugins, type PluginStatus } from './plugin-host.js';
 import { createTurnExecutor } from './turn-executor.js';
+
+export type { PluginStatus } from './plugin-host.js';
 
 /** Longest a run's events are kept while it is in flight (a run whose instance vanished is dropped after it). */
 const MAX_RUN_AGE_SECONDS = 6 * 3600;
@@ -45,13 +44,6 @@ const CORS_HEADERS = [
   'x-request-id',
   'x-timezone',
 ];
-
-/** The state of one plugin, as `/health` reports it. */
-export interface PluginStatus {
-  name: string;
-  state: 'ready' | 'degraded' | 'disabled';
-  reason?: string;
-}
 
 /** Everything the agent runtime is made of. */
 export interface OracleAppOptions {
@@ -101,66 +93,18 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
   const models = options.model;
   const db = options.db.kysely;
 
-  const decisions = resolvePlugins(options.plugins, options.features, options.env, logger);
-  const enabled = decisions.filter((d) => d.enabled);
-  const shared = new Map<string, unknown>();
-  const pluginContext: PluginContext = {
+  const plugins = await bootPlugins({
+    plugins: options.plugins,
+    features: options.features,
+    env: options.env,
     config,
     db: options.db,
     logger,
     identity,
-    env: options.env,
-    shared: <T>(name: string) => shared.get(name) as T | undefined,
     chainTx: options.chainTx,
-  };
-  const tornDown: OraclePlugin[] = [];
-  const teardown = async (): Promise<void> => {
-    for (const plugin of tornDown.splice(0).reverse()) {
-      await plugin
-        .teardown?.(pluginContext)
-        .catch((err: unknown) =>
-          logger.warn({ err, plugin: plugin.manifest.name }, 'oracle: plugin teardown failed'),
-        );
-    }
-  };
-  try {
-    for (const { plugin } of enabled) {
-      if (plugin.sharedState) shared.set(plugin.manifest.name, plugin.sharedState(pluginContext));
-      await plugin.setup?.(pluginContext);
-      tornDown.push(plugin);
-    }
-  } catch (err) {
-    await teardown();
-    throw err;
-  }
-  const toolsByPlugin = new Map(
-    enabled.map(({ plugin }) => [
-      plugin.manifest.name,
-      typeof plugin.tools === 'function' ? plugin.tools(pluginContext) : (plugin.tools ?? []),
-    ]),
-  );
-  const serverTools: ServerTool[] = [...toolsByPlugin.values()].flat();
-  const capabilityTool = listCapabilitiesTool(enabled, toolsByPlugin);
-  // One server-tool list per model (sub-agents run on the turn's model), built once: every turn shares it, and
-  // the turn loop's per-tool model descriptions with it.
-  const toolsOfModel = new Map<ChatModel, ServerTool[]>();
-  const serverToolsFor = (model: ChatModel): ServerTool[] => {
-    let tools = toolsOfModel.get(model);
-    if (!tools) {
-      tools = [
-        ...serverTools,
-        ...enabled.flatMap(({ plugin }) => (plugin.subAgents ?? []).map((a) => subAgentTool(a, model))),
-        ...(capabilityTool ? [capabilityTool] : []),
-      ];
-      toolsOfModel.set(model, tools);
-    }
-    return tools;
-  };
-  const pluginMiddleware: RequestHandler[] = enabled.flatMap(({ plugin }) => plugin.middleware ?? []);
-  logger.info(
-    { plugins: decisions.map((d) => `${d.manifest.name}:${d.enabled ? 'on' : 'off'}`) },
-    'oracle: plugins booted',
-  );
+  });
+  const { decisions, enabled, pluginContext, serverToolsFor } = plugins;
+  const pluginMiddleware = plugins.middleware;
 
   // Embedded PGlite: this process is the database's only user, so what it wrote can be remembered.
   const exclusive = options.db.kind === 'pglite';
@@ -228,11 +172,8 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     rooms,
     limits,
     manager,
-    turnGuards: enabled.flatMap(({ plugin }) => plugin.turnGuards ?? []),
-    price: () => {
-      const charging = enabled.find(({ plugin }) => plugin.pricing);
-      return charging?.plugin.pricing?.(pluginContext) ?? { amount: 0, denom: 'credits', per: 'turn' };
-    },
+    turnGuards: plugins.turnGuards,
+    price: () => plugins.price(),
     middleware: pluginMiddleware,
   };
 
@@ -271,23 +212,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     router,
     attach: (http) => sockets.attach(http),
     plugins: decisions,
-    async health() {
-      return Promise.all(
-        decisions.map(async (d): Promise<PluginStatus> => {
-          if (!d.enabled)
-            return { name: d.manifest.name, state: 'disabled', ...(d.reason ? { reason: d.reason } : {}) };
-          const h = await d.plugin.health?.(pluginContext).catch((err: unknown) => ({
-            state: 'degraded' as const,
-            reason: err instanceof Error ? err.message : 'health check failed',
-          }));
-          return {
-            name: d.manifest.name,
-            state: h?.state ?? 'ready',
-            ...(h?.reason ? { reason: h.reason } : {}),
-          };
-        }),
-      );
-    },
+    health: () => plugins.health(),
     async close() {
       await manager.close();
       bridge.close();
@@ -295,7 +220,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
       await log.close();
       await bus.close();
       limits.close();
-      await teardown();
+      await plugins.teardown();
     },
   };
 }
@@ -316,31 +241,4 @@ function runAll(
     }
   };
   step(0);
-}
-
-/** `list_capabilities`: what the oracle can do, including `on-demand` plugins (never `silent` ones). */
-function listCapabilitiesTool(
-  enabled: PluginDecision[],
-  toolsByPlugin: Map<string, ServerTool[]>,
-): ServerTool | undefined {
-  const listed = enabled.filter((d) => d.manifest.visibility !== 'silent');
-  if (listed.length === 0) return undefined;
-  return defineTool({
-    name: 'list_capabilities',
-    description:
-      'Lists what this oracle can do (its plugins and their tools). Use it when unsure whether a capability exists.',
-    parameters: z.object({}).strict(),
-    handler: () =>
-      Promise.resolve(
-        listed.map((d) => ({
-          name: d.manifest.name,
-          title: d.manifest.title,
-          summary: d.manifest.summary,
-          tools: [
-            ...(toolsByPlugin.get(d.manifest.name) ?? []).map((t) => t.name),
-            ...(d.plugin.subAgents ?? []).map((a) => a.name),
-          ],
-        })),
-      ),
-  });
 }
