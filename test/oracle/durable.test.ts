@@ -10,6 +10,7 @@ import { freePort } from '../helpers/private-redis.js';
 import { TEST_REDIS_URL, testRedisPrefix } from '../helpers/redis.js';
 import { newUser, oracleApi } from './helpers/oracle-client.js';
 import { newOracleKey, startOracleApp } from './helpers/oracle-app.js';
+import { insertOrphanRun } from './helpers/orphan-run.js';
 import { answerText, assembledText, readSse } from './helpers/sse.js';
 
 const LONG = 'write a long story';
@@ -106,24 +107,14 @@ describe('a restart mid-run', () => {
     const api = oracleApi(a.url, user);
     const session = await api.createSession();
     // What a dead instance leaves behind: the question, and a run in flight whose lease ran out.
-    await db.kysely
-      .insertInto('oracle_messages')
-      .values({ id: 'q1', session_id: session.sessionId, type: 'human', content: LONG })
-      .execute();
-    await db.kysely
-      .insertInto('oracle_runs')
-      .values({
-        run_id: 'run_orphan',
-        session_id: session.sessionId,
-        user_did: user.did,
-        request_id: 'req-orphan',
-        status: 'running',
-        owner: 'a-dead-instance',
-        lease_expires_at: new Date(Date.now() - 1000),
-        partial_text: FULL.slice(0, 120),
-        request: JSON.stringify({ message: LONG, model: 'scripted' }),
-      })
-      .execute();
+    await insertOrphanRun(db, {
+      runId: 'run_orphan',
+      requestId: 'req-orphan',
+      sessionId: session.sessionId,
+      userDid: user.did,
+      question: LONG,
+      partialText: FULL.slice(0, 120),
+    });
     // The embedded database claims everything at start; a shared PostgreSQL sweeps expired leases.
     await using b = await startOracleApp({ db, signingKey, env: { ...env, SCRIPTED_MODEL_DELAY_MS: '1' } });
     const rest = await oracleApi(b.url, user).rejoin('run_orphan', 0);

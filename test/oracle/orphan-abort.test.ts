@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { longText } from '../../server/oracle/models/scripted-rules.js';
 import { openTestDb, TEST_DATABASE_URL } from '../helpers/db.js';
 import { newUser, oracleApi } from './helpers/oracle-client.js';
+import { insertOrphanRun } from './helpers/orphan-run.js';
 import { newOracleKey, startOracleApp } from './helpers/oracle-app.js';
 
 const PARTIAL = longText(400).slice(0, 90);
@@ -22,26 +23,15 @@ describe.runIf(TEST_DATABASE_URL)('aborting a run whose instance is gone', () =>
     const user = await newUser(app.oracleDid);
     const api = oracleApi(app.url, user);
     const session = await api.createSession();
-    await db.kysely
-      .insertInto('oracle_messages')
-      .values({ id: 'q-orphan', session_id: session.sessionId, type: 'human', content: 'write a long story' })
-      .execute();
-    await db.kysely
-      .insertInto('oracle_runs')
-      .values({
-        run_id: 'run_orphan',
-        session_id: session.sessionId,
-        user_did: user.did,
-        request_id: 'req-orphan',
-        status: 'running',
-        owner: 'a-dead-instance',
-        attempt: 1,
-        lease_expires_at: new Date(Date.now() - 1000),
-        partial_text: PARTIAL,
-        last_event_id: 12,
-        request: JSON.stringify({ message: 'write a long story', model: 'scripted' }),
-      })
-      .execute();
+    await insertOrphanRun(db, {
+      runId: 'run_orphan',
+      requestId: 'req-orphan',
+      sessionId: session.sessionId,
+      userDid: user.did,
+      question: 'write a long story',
+      partialText: PARTIAL,
+      lastEventId: 12,
+    });
 
     const abort = await api.call('POST', '/messages/abort', { sessionId: session.sessionId });
     expect(abort).toMatchObject({ status: 200, body: { success: true } });

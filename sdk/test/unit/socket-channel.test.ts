@@ -227,6 +227,14 @@ describe('ChatController over the socket', () => {
     return { c, runs: () => runs };
   }
 
+  /** A chat attached to `server` whose socket is connected, and the server's side of that socket. */
+  async function connectedChat(server: Awaited<ReturnType<typeof startServer>>, actions?: ActionRegistry) {
+    const chat = controller(server.url, actions);
+    const release = chat.c.retain({ http: http(), wsUrl: server.url });
+    await until(() => chat.c.store.getMeta().isRealTimeConnected);
+    return { ...chat, release, socket: server.sockets[0] as Socket };
+  }
+
   it('hands the delegation and the bearer invocation to the handshake, and reports the connection', async () => {
     const server = await startServer();
     const { c } = controller(server.url);
@@ -247,10 +255,7 @@ describe('ChatController over the socket', () => {
 
   it('runs a browser tool call once and answers tool_result; ignores another session’s and a malformed one', async () => {
     const server = await startServer();
-    const { c, runs } = controller(server.url);
-    const release = c.retain({ http: http(), wsUrl: server.url });
-    await until(() => c.store.getMeta().isRealTimeConnected);
-    const socket = server.sockets[0] as Socket;
+    const { runs, release, socket } = await connectedChat(server);
     const call = {
       sessionId: 'ses_1',
       requestId: 'req_1',
@@ -286,10 +291,7 @@ describe('ChatController over the socket', () => {
       },
       render: undefined,
     }));
-    const { c } = controller(server.url, actions);
-    const release = c.retain({ http: http(), wsUrl: server.url });
-    await until(() => c.store.getMeta().isRealTimeConnected);
-    const socket = server.sockets[0] as Socket;
+    const { release, socket } = await connectedChat(server, actions);
     const call = {
       sessionId: 'ses_1',
       requestId: 'req_1',
@@ -312,11 +314,8 @@ describe('ChatController over the socket', () => {
 
   it('socket events show in the message of their request when it is on screen, settled with their result', async () => {
     const server = await startServer();
-    const { c } = controller(server.url);
-    const release = c.retain({ http: http(), wsUrl: server.url });
-    await until(() => c.store.getMeta().isRealTimeConnected);
+    const { c, release, socket } = await connectedChat(server);
     c.store.upsert('req_1', () => ({ id: 'req_1', type: 'ai', content: '' }));
-    const socket = server.sockets[0] as Socket;
     socket.emit('tool_call', {
       sessionId: 'ses_1',
       requestId: 'req_1',
