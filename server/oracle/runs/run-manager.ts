@@ -7,6 +7,7 @@ import { IN_FLIGHT, type RunRow, type RunStore } from '../store/runs.js';
 import type { SessionRef, SessionStore } from '../store/sessions.js';
 import type { ControlBus } from './control-bus.js';
 import { followRun, isFollowable, type FollowDeps } from './run-follower.js';
+import { answerSoFar, endOrphan } from './run-recovery.js';
 import {
   firstIdOfAttempt,
   IDS_PER_ATTEMPT,
@@ -471,7 +472,7 @@ export class RunManager {
         waits.push(this.waitEnded(row.run_id, 2000));
       } else {
         // Nobody holds it: end it here, keeping what it had written.
-        await this.endOrphan(row, 'aborted');
+        await endOrphan(this.options, row, 'aborted');
       }
     }
     await Promise.all(waits);
@@ -487,54 +488,6 @@ export class RunManager {
     }
   }
 
-  /** Ends a run nobody executes: its answer so far is kept, its stream gets `done`. */
-  private async endOrphan(row: RunRow, status: 'aborted' | 'interrupted'): Promise<void> {
-    const partialText = await this.partialTextOf(row);
-    // Above every id of the attempt that was cut off.
-    const id = firstIdOfAttempt(row.attempt);
-    if (!(await this.options.runs.end(row.run_id, { status, partialText, lastEventId: id }))) return;
-    if (partialText) {
-      await this.options.messages
-        .insert({
-          id: row.request_id,
-          sessionId: row.session_id,
-          type: 'ai',
-          content: partialText,
-          runStatus: status,
-        })
-        .catch(() => undefined);
-    }
-    await this.options.log
-      .append(row.run_id, { id, event: 'done', data: { status, partialText } })
-      ?.catch(() => undefined);
-    await this.options.log.retain(row.run_id, this.options.retentionSeconds).catch(() => undefined);
-  }
-
-  /** The answer so far: rebuilt from the retained events when there are any, else the last checkpoint. */
-  private async partialTextOf(row: RunRow): Promise<string> {
-    return (await this.answerSoFar(row)).text;
-  }
-
-  /**
-   * The answer so far, and whether the log holds every event of it (so a client that re-joins gets each of
-   * them): rebuilt from the retained events when there are any and they hold at least the last checkpoint.
-   */
-  private async answerSoFar(row: RunRow): Promise<{ text: string; logged: boolean }> {
-    const records = await this.options.log.read(row.run_id, 0).catch(() => [] as RunEventRecord[]);
-    if (records.length === 0) return { text: row.partial_text, logged: row.partial_text === '' };
-    let text = '';
-    for (const r of records) {
-      if (r.event === 'message') text += r.data.content;
-      if (r.event === 'run') {
-        const { partialLength } = r.data;
-        if (partialLength !== undefined) text = text.slice(0, partialLength);
-      }
-    }
-    return text.length >= row.partial_text.length
-      ? { text, logged: true }
-      : { text: row.partial_text, logged: false };
-  }
-
   /** Claims runs whose instance is gone and resumes them (or ends them `interrupted`). */
   private async recover(all: boolean): Promise<void> {
     if (this.closing) return;
@@ -548,13 +501,7 @@ export class RunManager {
   }
 
   private async resume(row: RunRow): Promise<void> {
-    const { text: partialText, logged } = await this.answerSoFar(row);
-    const records = await this.options.log.read(row.run_id, 0).catch(() => [] as RunEventRecord[]);
-    const calledTools =
-      row.tools_started ||
-      records.some(
-        (r) => r.event === 'tool_call' || r.event === 'browser_tool_call' || r.event === 'action_call',
-      );
+    const { text: partialText, logged, calledTools } = await answerSoFar(this.options.log, row);
     this.options.logger.info(
       { runId: row.run_id, attempt: row.attempt, calledTools },
       'runs: recovering a run',
