@@ -65,12 +65,6 @@ const randomId = (): string =>
     ? globalThis.crypto.randomUUID()
     : `local-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
 
-/** The last user message of a list. */
-function newestQuestion(messages: IMessage[]): IMessage | undefined {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.type === 'human') return messages[i];
-  return undefined;
-}
-
 /** What `useChat` needs when no option getter has joined yet. */
 const NO_OPTIONS: IChatOptions = { oracleDid: '', sessionId: '', onPaymentRequiredError: () => undefined };
 
@@ -196,11 +190,13 @@ export class ChatController {
       const ids = new Set(loaded.map((m) => m.id));
       // Keep the turn in flight (its optimistic user message and the answer) when history does not hold it
       // yet; everything else comes from history, so a refetch never duplicates a message. The oracle stores
-      // the question under an id of its own as the turn starts: history whose newest question has the
-      // optimistic one's text holds it already.
+      // the question under an id of its own as the turn starts (and the answer at its end): history that ends
+      // with a question of the optimistic one's text holds it already.
       const turn = this.#turn;
       const optimistic = turn?.humanId === undefined ? undefined : this.store.find(turn.humanId);
-      const stored = optimistic !== undefined && newestQuestion(loaded)?.content === optimistic.content;
+      const newest = loaded.at(-1);
+      const stored =
+        optimistic !== undefined && newest?.type === 'human' && newest.content === optimistic.content;
       const live = this.store
         .getMessages()
         .filter(

@@ -731,10 +731,20 @@ describe('ChatController: history', () => {
       ['human', 'Hi'],
       ['ai', 'Hel'],
     ]);
-    // A stored question of another text is not this turn's: the optimistic one stays.
+    // A stored question of another text is not this turn's: the optimistic one stays. Nor is an earlier
+    // question of the same text that an answer follows (the user said "Hi" before).
+    history.unshift(dto('q_before', 'human', 'Hi'));
+    await c.refetchMessages();
+    expect(c.store.getMessages().map((m) => (m.id.startsWith('local:') ? 'local' : m.id))).toEqual([
+      'q_before',
+      'm1',
+      'local',
+      'req_1',
+    ]);
     history.push(dto('q_other', 'human', 'Something else'));
     await c.refetchMessages();
     expect(c.store.getMessages().map((m) => (m.id.startsWith('local:') ? 'local' : m.id))).toEqual([
+      'q_before',
       'm1',
       'q_other',
       'local',
@@ -745,6 +755,7 @@ describe('ChatController: history', () => {
     history.push(dto('q_stored', 'human', 'Hi'));
     await c.refetchMessages();
     expect(c.store.getMessages().map((m) => [m.id, m.content])).toEqual([
+      ['q_before', 'Hi'],
       ['m1', 'earlier'],
       ['q_other', 'Something else'],
       ['q_stored', 'Hi'],
@@ -753,7 +764,13 @@ describe('ChatController: history', () => {
     // Both stored: no duplicate of either.
     history.push(dto('req_1', 'ai', 'Hel'));
     await c.refetchMessages();
-    expect(c.store.getMessages().map((m) => m.id)).toEqual(['m1', 'q_other', 'q_stored', 'req_1']);
+    expect(c.store.getMessages().map((m) => m.id)).toEqual([
+      'q_before',
+      'm1',
+      'q_other',
+      'q_stored',
+      'req_1',
+    ]);
     // A refetch while the turn is in flight leaves its status alone.
     expect(c.store.getMeta().status).toBe('streaming');
     answer.push(done(3, 'finished'));
