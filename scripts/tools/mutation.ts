@@ -50,6 +50,7 @@ const MODULES: readonly MutationModule[] = [
     tests: [
       'test/oracle/run-event-log.test.ts',
       'test/oracle/control-bus.test.ts',
+      'test/oracle/run-follower.test.ts',
       'test/oracle/orphan-abort.test.ts',
       'test/oracle/redis-outage.test.ts',
       'test/oracle/run-database-outage.test.ts',

@@ -439,7 +439,7 @@ export class RunManager {
   /** Stops the session's runs in flight; waits for local ones to finish. True when there was one. */
   private async stopSession(
     sessionId: string,
-    reason: StopReason,
+    reason: Exclude<StopReason, 'shutdown'>,
     releaseDone?: Promise<void>,
   ): Promise<boolean> {
     // With a database of its own, the runs in flight are this instance's (those of a previous start were
@@ -467,7 +467,7 @@ export class RunManager {
         await this.options.bus.publish({
           type: 'abort',
           runId: row.run_id,
-          reason: reason === 'shutdown' ? 'aborted' : reason,
+          reason,
         });
         waits.push(this.waitEnded(row.run_id, 2000));
       } else {
