@@ -14,6 +14,8 @@ export async function insertOrphanRun(
     question: string;
     partialText: string;
     lastEventId?: number;
+    /** It had started a tool before its instance died. */
+    toolsStarted?: boolean;
   },
 ): Promise<void> {
   await db.kysely
@@ -32,6 +34,7 @@ export async function insertOrphanRun(
       lease_expires_at: new Date(Date.now() - 1000),
       partial_text: run.partialText,
       last_event_id: run.lastEventId ?? 0,
+      tools_started: run.toolsStarted ?? false,
       request: JSON.stringify({ message: run.question, model: 'scripted' }),
     })
     .execute();
