@@ -68,6 +68,7 @@ const MODULES: readonly MutationModule[] = [
     mutate: ['server/oracle/http/**/*.ts'],
     tests: [
       'test/oracle/event-stream.test.ts',
+      'test/oracle/route-answers.test.ts',
       'test/oracle/model-failure.test.ts',
       'test/oracle/auth.test.ts',
       'test/oracle/models.test.ts',
