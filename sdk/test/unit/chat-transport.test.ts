@@ -209,3 +209,36 @@ describe('ChatTransport.follow', () => {
     expect(r2.error).toBeUndefined();
   });
 });
+
+describe('RunDisconnectedError and the default re-join waits', () => {
+  it('says what happened, by name and text, with the cause when there is one', () => {
+    const plain = new RunDisconnectedError();
+    expect(plain.name).toBe('RunDisconnectedError');
+    expect(plain.message).toBe('The answer stream was lost and could not be re-joined');
+    expect(plain.cause).toBeUndefined();
+    expect('cause' in plain).toBe(false);
+    const cause = new Error('404');
+    expect(new RunDisconnectedError(cause).cause).toBe(cause);
+  });
+
+  it('the first re-join at once, then waits of 250 ms doubling (±20 %) between failed ones', async () => {
+    const at: number[] = [];
+    const failing = () => (at.push(Date.now()), new Error('network'));
+    const { http } = httpWith([failing, failing, () => (at.push(Date.now()), sse(body(frame(1, 'a'))))]);
+    const started = Date.now();
+    const t = new ChatTransport(http, 's1', () => ({ attempts: 5 }));
+    const ac = new AbortController();
+    const ids: (number | undefined)[] = [];
+    for await (const batch of t.follow('run_1', body(), 0, ac.signal, { onReconnecting: vi.fn() })) {
+      ids.push(...batch.map((e) => e.id));
+      ac.abort();
+    }
+    expect(ids).toEqual([1]);
+    expect(at[0]! - started).toBeLessThan(150);
+    const [first, second] = [at[1]! - at[0]!, at[2]! - at[1]!];
+    expect(first).toBeGreaterThanOrEqual(195);
+    expect(first).toBeLessThan(420);
+    expect(second).toBeGreaterThanOrEqual(395);
+    expect(second).toBeLessThan(780);
+  });
+});
