@@ -478,6 +478,7 @@ export class ChatController {
   /**
    * Aborts the answer in flight: asks the oracle first (`POST /messages/abort`), lets the stream deliver its
    * `done {status: 'aborted', partialText}`, then stops reading. Lands in `ready`, keeping the partial answer.
+   * The server's side of this handshake is server/oracle/runs/abort-handshake.ts.
    */
   async abortStream(): Promise<void> {
     const turn = this.#turn;

@@ -9,6 +9,7 @@ import { authenticate, tokensFromHeaders, type AuthContext } from '../auth/authe
 import type { TokenVerifier } from '../auth/token-verifier.js';
 import type { OracleIdentity } from '../identity.js';
 import type { ModelRegistry } from '../models/registry.js';
+import { whenAnswered } from '../runs/abort-handshake.js';
 import type { RunManager } from '../runs/run-manager.js';
 import type { TurnRequest } from '../runs/turn.js';
 import type { TurnLimits } from '../limits/turn-limits.js';
@@ -166,12 +167,8 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
     abort: async ({ body, res }) => {
       await ownedSession(res, body.sessionId);
       // The run stops and its partial answer is stored before this answer; its stream's `done` follows the
-      // answer (the published SDK awaits this answer before it drops its own connection).
-      let release!: () => void;
-      const answered = new Promise<void>((resolve) => (release = resolve));
-      res.once('finish', release);
-      res.once('close', release);
-      const success = await manager.abortSession(body.sessionId, answered);
+      // answer (the abort handshake, runs/abort-handshake.ts).
+      const success = await manager.abortSession(body.sessionId, whenAnswered(res));
       return { status: 200, body: { success } };
     },
 

@@ -5,6 +5,7 @@ import type { TurnOutcome, TurnRequest } from './turn.js';
 import type { MessageStore } from '../store/messages.js';
 import { IN_FLIGHT, type RunRow, type RunStore } from '../store/runs.js';
 import type { SessionRef, SessionStore } from '../store/sessions.js';
+import { createAbortGate, type AbortGate } from './abort-handshake.js';
 import type { ControlBus } from './control-bus.js';
 import { followRun, isFollowable, type FollowDeps } from './run-follower.js';
 import { answerSoFar, endOrphan } from './run-recovery.js';
@@ -75,8 +76,8 @@ interface ActiveRun {
   /** The last write to a shared event log (undefined errors are logged where it is made). */
   appends: Promise<void>;
   finished: Promise<void>;
-  /** Holds the `done` event back (the abort answer goes out first); `stored` fires once the answer is saved. */
-  gate: { open: Promise<void>; stored: () => void } | undefined;
+  /** Holds the `done` event back (the abort answer goes out first; abort-handshake.ts). */
+  gate: AbortGate | undefined;
 }
 
 /**
@@ -452,13 +453,11 @@ export class RunManager {
       const local = this.active.get(row.run_id);
       if (local) {
         if (releaseDone) {
-          let stored!: () => void;
-          const storedPromise = new Promise<void>((resolve) => (stored = resolve));
-          // Never held for long: a client that never reads the abort answer must not freeze the stream.
-          const open = Promise.race([releaseDone, new Promise<void>((r) => setTimeout(r, 5000).unref())]);
-          local.gate = { open, stored };
+          // The abort handshake (abort-handshake.ts): `done` waits for the abort's answer.
+          const gate = createAbortGate(releaseDone);
+          local.gate = gate;
           this.stopLocal(row.run_id, reason);
-          waits.push(Promise.race([storedPromise, local.finished]));
+          waits.push(Promise.race([gate.storedYet, local.finished]));
           continue;
         }
         this.stopLocal(row.run_id, reason);
