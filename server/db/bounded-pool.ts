@@ -80,12 +80,13 @@ export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): Bo
   });
   const connect = pool.connect.bind(pool);
   /**
-   * A connection within `acquireTimeoutMs`. An idle one is handed out at once; otherwise the wait (for a busy
-   * one, or for a new one being opened) is bounded here, and a connection that arrives after the caller gave up
-   * goes back to the pool instead of being thrown away.
+   * A connection within `acquireTimeoutMs`. An idle one is handed out at once (when nobody waits: pg-pool
+   * serves its queue in order, so a caller behind waiters would wait unbounded by this timer); otherwise the
+   * wait (for a busy one, or for a new one being opened) is bounded here, and a connection that arrives after
+   * the caller gave up goes back to the pool instead of being thrown away.
    */
   const acquire = (): Promise<pg.PoolClient> => {
-    if (pool.idleCount > 0) return connect();
+    if (pool.idleCount > 0 && pool.waitingCount === 0) return connect();
     const pending = connect();
     return withTimeout(pending, bounds.acquireTimeoutMs, 'database connection').catch((err: unknown) => {
       if (!(err instanceof StoreTimeoutError)) throw err;
