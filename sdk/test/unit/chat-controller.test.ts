@@ -778,6 +778,79 @@ describe('ChatController: history', () => {
     release();
   });
 
+  it('a page that arrives after the chat was released and attached again is dropped, and starts nothing', async () => {
+    // A remount: the first mount's history request is still out when the second mount's lands.
+    const answers: ((page: unknown) => void)[] = [];
+    const failures: ((e: Error) => void)[] = [];
+    const h = scriptedHttp({
+      [PAGE]: () =>
+        new Promise((resolve, reject) => {
+          answers.push(resolve);
+          failures.push(reject);
+        }),
+    });
+    const { c, endpoints } = chat(h.http);
+    c.retain(endpoints)();
+    const release = c.retain(endpoints);
+    await until(() => ids(h, PAGE) === 2);
+    answers[1]?.({ messages: [dto('new', 'ai', 'fresh')], prevCursor: null, hasOlder: false });
+    await until(() => ids(h, CURRENT) === 1);
+    answers[0]?.({ messages: [dto('old', 'ai', 'stale')], prevCursor: 'cur_old', hasOlder: true });
+    await new Promise((r) => setTimeout(r, 30));
+    expect(c.store.getMessages().map((m) => m.id)).toEqual(['new']);
+    expect(c.store.getMeta()).toMatchObject({ hasOlderMessages: false, error: undefined });
+    // The stale mount looks for no run of its own.
+    expect(ids(h, CURRENT)).toBe(1);
+    release();
+
+    // A stale request that fails reports nothing either.
+    const h2 = scriptedHttp({
+      [PAGE]: () =>
+        new Promise((resolve, reject) => {
+          answers.push(resolve);
+          failures.push(reject);
+        }),
+    });
+    const second = chat(h2.http);
+    second.c.retain(second.endpoints)();
+    const release2 = second.c.retain(second.endpoints);
+    await until(() => ids(h2, PAGE) === 2);
+    answers[3]?.({ messages: [dto('m1', 'human', 'q')], prevCursor: null, hasOlder: false });
+    await until(() => ids(h2, CURRENT) === 1);
+    failures[2]?.(new OracleRequestError('Payment required', { status: 402, code: 'payment_required' }));
+    await new Promise((r) => setTimeout(r, 30));
+    expect(second.c.store.getMeta()).toMatchObject({ status: 'ready', error: undefined });
+    expect(second.onPaymentRequiredError).not.toHaveBeenCalled();
+    release2();
+  });
+
+  it('a run found in flight after the chat was released is not re-joined', async () => {
+    let answerRun!: (run: unknown) => void;
+    const h = scriptedHttp({
+      [PAGE]: () => ({ messages: [], prevCursor: null, hasOlder: false }),
+      [CURRENT]: () => new Promise((resolve) => (answerRun = resolve)),
+    });
+    const { c, endpoints } = chat(h.http);
+    const release = c.retain(endpoints);
+    await until(() => ids(h, CURRENT) === 1);
+    release();
+    answerRun({
+      run: {
+        runId: 'run_1',
+        requestId: 'req_1',
+        sessionId: 'ses_1',
+        status: 'running',
+        createdAt: ts,
+        updatedAt: ts,
+        lastEventId: 3,
+      },
+    });
+    await new Promise((r) => setTimeout(r, 30));
+    expect(ids(h, REJOIN)).toBe(0);
+    expect(c.store.find('req_1')).toBeUndefined();
+    expect(c.store.getMeta().status).not.toBe('streaming');
+  });
+
   it('refetch with no endpoints gives the messages as they are and calls nothing', async () => {
     const h = scriptedHttp();
     const { c } = chat(h.http);

@@ -312,6 +312,79 @@ describe('ChatController over the socket', () => {
     release();
   });
 
+  it('a socket event whose request is not on screen shows in the turn in flight; another session’s does not', async () => {
+    const server = await startServer();
+    const { c } = controller(server.url);
+    // A run in flight, re-joined on attach; its stream stays open (until the chat lets it go).
+    const inFlight = {
+      call: (route: { path: string }) =>
+        route.path === '/sessions/:sessionId/run'
+          ? Promise.resolve({
+              run: {
+                runId: 'run_1',
+                requestId: 'req_live',
+                sessionId: 'ses_1',
+                status: 'running',
+                createdAt: '2026-11-28T10:00:00.000Z',
+                updatedAt: '2026-11-28T10:00:00.000Z',
+                lastEventId: 0,
+              },
+            })
+          : noRun(),
+      open: (_route: unknown, args: { signal?: AbortSignal }) =>
+        Promise.resolve(
+          new Response(
+            new ReadableStream<Uint8Array>({
+              start: (ctl) =>
+                args.signal?.addEventListener('abort', () =>
+                  ctl.error(Object.assign(new Error('aborted'), { name: 'AbortError' })),
+                ),
+            }),
+            { headers: { 'content-type': 'text/event-stream' } },
+          ),
+        ),
+      authHeaders: () => Promise.resolve({}),
+      renewDelegation: () => Promise.resolve(),
+    } as unknown as OracleHttp;
+    const release = c.retain({ http: inFlight, wsUrl: server.url });
+    await until(() => c.store.getMeta().isRealTimeConnected && c.store.getMeta().status === 'streaming');
+    const socket = server.sockets[0] as Socket;
+    const call = { toolName: 'search', args: { q: 'x' }, status: 'isRunning' };
+    socket.emit('tool_call', {
+      ...call,
+      sessionId: 'ses_2',
+      requestId: 'req_live',
+      toolCallId: 'x0',
+      eventId: 'x0',
+    });
+    socket.emit('tool_call', {
+      ...call,
+      sessionId: 'ses_1',
+      requestId: 'req_elsewhere',
+      toolCallId: 'x1',
+      eventId: 'x1',
+    });
+    const parts = () => c.store.getMessages().find((m) => m.id === 'req_live')?.content;
+    await until(() => Array.isArray(parts()) && (parts() as unknown[]).length >= 1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(parts()).toEqual([
+      {
+        name: 'search',
+        props: {
+          id: 'x1',
+          toolName: 'search',
+          args: { q: 'x' },
+          status: 'isRunning',
+          kind: 'tool',
+          isToolCall: true,
+          requestId: 'req_elsewhere',
+          sessionId: 'ses_1',
+        },
+      },
+    ]);
+    release();
+  });
+
   it('socket events show in the message of their request when it is on screen, settled with their result', async () => {
     const server = await startServer();
     const { c, release, socket } = await connectedChat(server);
