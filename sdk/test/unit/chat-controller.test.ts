@@ -202,6 +202,29 @@ describe('ChatController.sendMessage', () => {
     expect(ids(h, REJOIN)).toBe(0);
   });
 
+  it('the question’s local id is a UUID, or, without crypto.randomUUID (a page on plain http), one of its own', () => {
+    const h = scriptedHttp({
+      [SEND]: () => sseResponse(null, { 'x-request-id': 'req_1', 'x-run-id': 'run_1' }),
+    });
+    const { c } = chat(h.http);
+    void c.sendMessage('one');
+    expect(c.store.current()[0]?.id).toMatch(
+      /^local:[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
+    vi.stubGlobal('crypto', {});
+    try {
+      const other = chat(h.http).c;
+      void other.sendMessage('two');
+      void other.sendMessage('three');
+      const [first, second] = other.store.current().map((m) => m.id);
+      expect(first).toMatch(/^local:local-[0-9a-z]+-[0-9a-z]+$/);
+      expect(second).toMatch(/^local:local-[0-9a-z]+-[0-9a-z]+$/);
+      expect(first).not.toBe(second);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
   it('no model chosen: the body names none', async () => {
     const answer = pipe();
     const h = scriptedHttp({ [SEND]: () => sseResponse(answer.body, { 'x-request-id': 'req_1' }) });

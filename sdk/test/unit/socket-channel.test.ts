@@ -253,6 +253,31 @@ describe('ChatController over the socket', () => {
     releaseBare();
   });
 
+  it('a refused handshake renews the delegation (reason auth_expired) and retries with the new tokens', async () => {
+    const server = await startServer((_h, n) => n === 1);
+    const { c } = controller(server.url);
+    const renewals: unknown[][] = [];
+    let version = 1;
+    const renewing = {
+      ...http(),
+      authHeaders: () =>
+        Promise.resolve({ 'x-ucan-delegation': `del-${version}`, authorization: `Bearer inv-${version}` }),
+      renewDelegation: (...args: unknown[]) => {
+        renewals.push(args);
+        version++;
+        return Promise.resolve();
+      },
+    } as unknown as OracleHttp;
+    const release = c.retain({ http: renewing, wsUrl: server.url });
+    await until(() => c.store.getMeta().isRealTimeConnected);
+    expect(renewals).toEqual([[undefined, 'auth_expired']]);
+    expect(server.handshakes.map((h) => h.auth)).toEqual([
+      { ucanDelegation: 'del-1', invocation: 'inv-1' },
+      { ucanDelegation: 'del-2', invocation: 'inv-2' },
+    ]);
+    release();
+  });
+
   it('runs a browser tool call once and answers tool_result; ignores another session’s and a malformed one', async () => {
     const server = await startServer();
     const { runs, release, socket } = await connectedChat(server);
