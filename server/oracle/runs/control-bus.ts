@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
+import { duplicateSubscriber } from '../../redis-subscriber.js';
 
 /** Commands and results that must reach whichever instance holds a run or waits for a browser call. */
 export type ControlMessage =
@@ -45,8 +46,7 @@ export function createLocalControlBus(): ControlBus {
 export function createRedisControlBus(redis: Redis, prefix: string): ControlBus {
   const channel = `${prefix}control`;
   const local = createLocalControlBus();
-  const sub = redis.duplicate({ enableAutoPipelining: false, enableOfflineQueue: true });
-  sub.on('error', () => undefined);
+  const sub = duplicateSubscriber(redis);
   sub.on('message', (ch: string, text: string) => {
     if (ch !== channel) return;
     try {

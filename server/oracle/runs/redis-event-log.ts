@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../logger.js';
+import { duplicateSubscriber } from '../../redis-subscriber.js';
 import type { RunEventLog, RunEventRecord } from './event-log.js';
 
 /** How often writes that failed (Redis down) are tried again. */
@@ -48,8 +49,7 @@ export function createRedisRunEventLog(options: {
   const getSubscriber = (): Redis => {
     if (subscriber) return subscriber;
     // Subscribing waits for the connection (the shared client fails fast instead).
-    const sub = redis.duplicate({ enableAutoPipelining: false, enableOfflineQueue: true });
-    sub.on('error', () => undefined);
+    const sub = duplicateSubscriber(redis);
     sub.on('message', (ch: string, message: string) => {
       const runId = ch.slice(`${prefix}run:`.length);
       const set = listeners.get(runId);

@@ -9,6 +9,7 @@ import {
   type SocketServerEventName,
 } from '../../../contracts/events.js';
 import type { Logger } from '../../logger.js';
+import { duplicateSubscriber } from '../../redis-subscriber.js';
 import { AuthError } from '../auth/auth-error.js';
 import { authenticate } from '../auth/authenticate.js';
 import type { TokenVerifier } from '../auth/token-verifier.js';
@@ -134,8 +135,8 @@ export function createOracleSockets(deps: {
       });
       if (deps.redis) {
         const pub = deps.redis.duplicate({ enableOfflineQueue: true });
-        const sub = deps.redis.duplicate({ enableOfflineQueue: true });
-        for (const c of [pub, sub]) c.on('error', () => undefined);
+        const sub = duplicateSubscriber(deps.redis);
+        pub.on('error', () => undefined);
         // The adapter never awaits these commands: while Redis is down each would be an unhandled rejection,
         // which ends the process. A room event lost that way is a browser call that times out (a tool error).
         const warn = (err: unknown): void => deps.logger.warn({ err }, 'socket: the Redis adapter failed');
