@@ -154,6 +154,8 @@ export const EnvSchema = z.object({
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(2000),
   /** PostgreSQL: longest wait for a pooled connection; with the statement timeout, within the USSD 3 s budget. */
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(500),
+  /** PostgreSQL: connections per instance (instances × this must stay under the server's max_connections). */
+  DB_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(10),
 
   // --- Shared stores ---
   REDIS_URL: optionalUrl,

@@ -63,6 +63,9 @@ export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): Bo
         }
       : {}),
   });
+  const maxConnections = config.max ?? 10;
+  /** Connections handed out and not yet released (a connection still opening is not in use). */
+  let inUse = 0;
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => undefined);
 
@@ -94,7 +97,13 @@ export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): Bo
         (late) => late.release(),
         () => undefined,
       );
-      throw new Error('timeout exceeded when trying to connect');
+      // Saturation and an outage fail alike (the caller answers 503), but an operator reading the log needs
+      // to tell a full pool (raise DB_POOL_SIZE, or the load is too high) from a database that does not answer.
+      throw new Error(
+        inUse >= maxConnections
+          ? `timeout exceeded when trying to connect: all ${inUse} connections busy, ${pool.waitingCount} waiting`
+          : 'timeout exceeded when trying to connect',
+      );
     });
   };
   const guarded = async (): Promise<pg.PoolClient> => {
@@ -127,7 +136,11 @@ export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): Bo
     }
     // pg-pool gives the client a new `release` at every checkout.
     const release = client.release.bind(client);
+    inUse++;
+    let released = false;
     client.release = (destroy?: boolean | Error) => {
+      if (!released) inUse--;
+      released = true;
       release(destroy === true || destroy instanceof Error || broken.has(client) ? true : undefined);
     };
     return client;

@@ -8,6 +8,7 @@ export function dbTargetFromConfig(config: Config): DbTarget {
     ? {
         kind: 'postgres',
         url: config.DATABASE_URL,
+        poolSize: config.DB_POOL_SIZE,
         bounds: {
           statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
           acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS,

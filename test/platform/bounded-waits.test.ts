@@ -62,6 +62,35 @@ describe.runIf(TEST_DATABASE_URL)('bounded waits on PostgreSQL', () => {
     }
   });
 
+  it('every connection busy past the acquire timeout: the error says the pool is full, not that the database is down', async () => {
+    await using database = await createThrowawayDatabase('pool_full');
+    const db = await openDb({
+      kind: 'postgres',
+      url: database.url ?? '',
+      poolSize: 1,
+      bounds: { acquireTimeoutMs: 300 },
+    });
+    try {
+      // The pool's one connection is opened and idle first, then held by a long statement.
+      await db.kysely.executeQuery(raw('select 1'));
+      const held = db.kysely.executeQuery(raw('select pg_sleep(1)'));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const err = await db.kysely.executeQuery(raw('select 1')).then(
+        () => undefined,
+        (e: unknown) => e as { code?: string; message?: string },
+      );
+      expect(err).toMatchObject({
+        code: 'ETIMEDOUT',
+        message: 'timeout exceeded when trying to connect: all 1 connections busy, 1 waiting',
+      });
+      await held;
+      // Released: the next caller gets the connection at once.
+      expect((await db.kysely.executeQuery(raw('select 2 as two'))).rows).toEqual([{ two: 2 }]);
+    } finally {
+      await db.close();
+    }
+  });
+
   it('a connection slower to open than the acquire timeout: the caller gets the timeout, the connection joins the pool (abandoning it fed a connect storm: a 5 s pause took 12-25 s to recover from)', async () => {
     await using database = await createThrowawayDatabase('slow_open');
     const target = new URL(database.url ?? '');
