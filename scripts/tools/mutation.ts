@@ -41,6 +41,7 @@ const MODULES: readonly MutationModule[] = [
       'test/oracle/auth.test.ts',
       'test/oracle/auth-units.test.ts',
       'test/oracle/token-cache-expiry.test.ts',
+      'test/oracle/native-ed25519.test.ts',
       'test/security/tokens.test.ts',
     ],
   },

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Delegation } from '@ucanto/core';
 import type { Delegation as UcanDelegation } from '@ucanto/interface';
-import { Verifier } from '@ucanto/principal';
 import { capability, claim, ok, Schema } from '@ucanto/validator';
 import { ORACLE_CAPABILITIES } from '../../../contracts/oracle.js';
 import type { OracleIdentity } from '../identity.js';
 import { AuthError } from './auth-error.js';
 import type { DidKeyResolver } from './did-key-resolver.js';
+import { createNativePrincipalParser } from './native-ed25519.js';
 
 /** A token that passed every check. */
 export interface VerifiedToken {
@@ -59,6 +59,7 @@ export function createTokenVerifier(deps: {
   const cacheEntries = deps.cacheEntries ?? CACHE_ENTRIES;
   const canIssue = oracleCanIssue(identity.audiences);
   const cache = new Map<string, { token: VerifiedToken; until: number }>();
+  const principal = createNativePrincipalParser();
 
   const resolveDIDKey = async (did: `did:${string}:${string}`) => {
     const keys = await resolveDidKey(did);
@@ -92,7 +93,7 @@ export function createTokenVerifier(deps: {
     // A DID-resolution transport failure throws through here: the caller answers 503, not 401.
     const result = await claim(kind === 'invocation' ? invocationCapability : delegationCapability, [token], {
       authority: identity.signer,
-      principal: Verifier,
+      principal,
       canIssue,
       resolveDIDKey,
       validateAuthorization: () => ok({}),
