@@ -1,7 +1,8 @@
 // `npm run bench:oracle`: the agent service's streamed turns against a bare Express SSE endpoint replaying them.
 //
 // Two servers, each in its own child process on loopback; this process drives them:
-//   - the oracle: the real server (startServer) with ENABLED_PARTS=oracle on embedded defaults (an in-memory
+//   - the oracle: the real server (startServer, from the production build `npm start` runs) with
+//     ENABLED_PARTS=oracle on embedded defaults (an in-memory
 //     PGlite, or PostgreSQL with BENCH_DATABASE_URL; in-process run events, or Redis with BENCH_REDIS_URL), a
 //     generated ORACLE_SIGNING_KEY, the scripted model with no pause between words (SCRIPTED_MODEL_DELAY_MS=0);
 //   - the baseline (bench/lib/sse-baseline.ts): Express 4 + socket.io replaying, byte for byte and one write per
@@ -45,21 +46,23 @@
 // database: the run works in a schema of its own, dropped at the end), BENCH_REDIS_URL, BENCH_CPU_PROF_DIR
 // (write a V8 CPU profile of each server, for `--cpu-prof` analysis), BENCH_HEAP_SNAPSHOT_DIR (a heap snapshot
 // of each server at every memory sample of phase 3).
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Agent } from 'node:http';
 import { ed25519 } from '@ucanto/principal';
 import { io as connect, type Socket } from 'socket.io-client';
-import { loadConfig } from '../server/config.js';
-import { migrateToLatest, openDb } from '../server/db/index.js';
-import { createLogger } from '../server/logger.js';
+import path from 'node:path';
 import { mintUserTokens } from '../server/oracle/auth/mint.js';
-import { startServer } from '../server/server.js';
+import { REPO_ROOT } from '../scripts/lib/repo-root.js';
 import { adminQuery } from '../test/helpers/db.js';
+import type * as ConfigModule from '../server/config.js';
+import type * as DbModule from '../server/db/index.js';
+import type * as LoggerModule from '../server/logger.js';
+import type * as ServerModule from '../server/server.js';
 import {
   actAsMeasuredChild,
   cpuOf,
@@ -116,7 +119,21 @@ type Role = 'baseline' | 'oracle';
 
 // --- child roles ---
 
+/**
+ * The server as `npm start` runs it: the compiled build (`.build/current`, made by scripts/build-server.js, which
+ * the parent runs first), not the sources through tsx. tsx compiles with esbuild's `keepNames`, which wraps every
+ * named function and closure in `__name(…)` (an `Object.defineProperty` per closure made): it cost the oracle CPU
+ * per event and heap per held stream that production does not pay.
+ */
+async function built<T>(module: string): Promise<T> {
+  return import(pathToFileURL(path.join(REPO_ROOT, '.build/current/server', module)).href) as Promise<T>;
+}
+
 async function runOracle(): Promise<void> {
+  const { loadConfig } = await built<typeof ConfigModule>('config.js');
+  const { migrateToLatest, openDb } = await built<typeof DbModule>('db/index.js');
+  const { createLogger } = await built<typeof LoggerModule>('logger.js');
+  const { startServer } = await built<typeof ServerModule>('server.js');
   const config = loadConfig({
     NODE_ENV: 'production',
     LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'silent',
@@ -131,10 +148,14 @@ async function runOracle(): Promise<void> {
     ORACLE_MAX_CONCURRENT_RUNS: '100000',
     ORACLE_TURNS_PER_MINUTE: '100000',
     REDIS_URL: process.env['BENCH_REDIS_URL'] ?? '',
+    // The pool of the oracle's PostgreSQL (BENCH_DATABASE_URL): DB_POOL_SIZE as the server reads it.
+    DB_POOL_SIZE: process.env['DB_POOL_SIZE'] ?? '10',
   });
   const url = process.env['BENCH_DATABASE_URL'];
   const schema = process.env['BENCH_DB_SCHEMA'];
-  const db = await openDb(url ? { kind: 'postgres', url, schema } : { kind: 'pglite' });
+  const db = await openDb(
+    url ? { kind: 'postgres', url, schema, poolSize: config.DB_POOL_SIZE } : { kind: 'pglite' },
+  );
   await migrateToLatest(db);
   const server = await startServer(config, { db, port: 0, logger: createLogger(config.LOG_LEVEL) });
   process.send?.({ ready: server.url });
@@ -818,6 +839,8 @@ async function main(): Promise<void> {
   if (role === 'oracle') return runOracle();
   if (role === 'baseline') return runBaseline();
 
+  // The oracle children run the production build (see `built`): made here once, as `npm start` would.
+  execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts/build-server.js')], { stdio: 'ignore' });
   const benchUrl = process.env['BENCH_DATABASE_URL'];
   console.log(
     `oracle bench: ${STREAMS} concurrent streams, message "${MESSAGE}", ${WARMUP_S}s warm-up, ${ROUNDS} ` +

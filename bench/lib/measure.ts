@@ -1,5 +1,6 @@
 // Helpers shared by the benchmark scripts: order statistics and the CPU time of a child server process.
 import type { ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
 
@@ -34,6 +35,7 @@ export function actAsMeasuredChild(): void {
   process.once('SIGTERM', () => process.exit(0));
   // BENCH_HEAP_SNAPSHOT_DIR: a heap snapshot at every memory sample (for finding what a held stream keeps).
   const snapshots = process.env['BENCH_HEAP_SNAPSHOT_DIR'];
+  if (snapshots) mkdirSync(snapshots, { recursive: true });
   let sample = 0;
   process.on('message', (m: unknown) => {
     if (m === 'cpu') {
