@@ -36,6 +36,20 @@ const text = (id: number, content: string) => ev(id, 'message', { content, times
 const done = (id: number, status: string, partialText?: string) =>
   ev(id, 'done', { status, ...(partialText === undefined ? {} : { partialText }) });
 
+/** The run `GET /sessions/:id/run` answers with: run_1 / req_1 of ses_1, running, unless told otherwise. */
+const runInfo = (extra: Record<string, unknown> = {}) => ({
+  run: {
+    runId: 'run_1',
+    requestId: 'req_1',
+    sessionId: 'ses_1',
+    status: 'running',
+    createdAt: ts,
+    updatedAt: ts,
+    lastEventId: 0,
+    ...extra,
+  },
+});
+
 function abortable(body: ReadableStream<Uint8Array>, signal: AbortSignal): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   return new ReadableStream<Uint8Array>({
@@ -575,19 +589,7 @@ describe('ChatController: detach and resume', () => {
     const h = scriptedHttp({
       [SEND]: () => sseResponse(answer.body, { 'x-request-id': 'req_1', 'x-run-id': 'run_1' }),
       [CURRENT]: () =>
-        inFlight
-          ? {
-              run: {
-                runId: 'run_1',
-                requestId: 'req_1',
-                sessionId: 'ses_1',
-                status: 'running',
-                createdAt: ts,
-                updatedAt: ts,
-                lastEventId: 2,
-              },
-            }
-          : new OracleRequestError('No run', { status: 404 }),
+        inFlight ? runInfo({ lastEventId: 2 }) : new OracleRequestError('No run', { status: 404 }),
       [REJOIN]: () => sseResponse(again.body),
     });
     const { c } = chat(h.http);
@@ -622,17 +624,7 @@ describe('ChatController: detach and resume', () => {
     const answer = pipe();
     const h = scriptedHttp({
       [SEND]: () => sseResponse(answer.body, { 'x-request-id': 'req_1', 'x-run-id': 'run_1' }),
-      [CURRENT]: () => ({
-        run: {
-          runId: 'run_0',
-          requestId: 'req_0',
-          sessionId: 'ses_1',
-          status: 'finished',
-          createdAt: ts,
-          updatedAt: ts,
-          lastEventId: 9,
-        },
-      }),
+      [CURRENT]: () => runInfo({ runId: 'run_0', requestId: 'req_0', status: 'finished', lastEventId: 9 }),
     });
     const { c, endpoints } = chat(h.http);
     // Not attached and nothing sent: no transport yet, no call.
@@ -857,17 +849,7 @@ describe('ChatController: history', () => {
     const release = c.retain(endpoints);
     await until(() => ids(h, CURRENT) === 1);
     release();
-    answerRun({
-      run: {
-        runId: 'run_1',
-        requestId: 'req_1',
-        sessionId: 'ses_1',
-        status: 'running',
-        createdAt: ts,
-        updatedAt: ts,
-        lastEventId: 3,
-      },
-    });
+    answerRun(runInfo({ lastEventId: 3 }));
     await new Promise((r) => setTimeout(r, 30));
     expect(ids(h, REJOIN)).toBe(0);
     expect(c.store.find('req_1')).toBeUndefined();
