@@ -134,8 +134,13 @@ describe.concurrent('configuration as a new user meets it', () => {
         expect(await get('/alsofromdotenv/token/params')).toBe(200);
         expect(await get('/fromdotenv/token/params')).toBe(404);
       } finally {
-        child.kill('SIGTERM');
-        await once(child, 'exit');
+        // A server that already exited (its port taken by another test's server between freePort and its
+        // listen, say) emits no second 'exit': waiting for one hung the test past its timeout and hid the failure.
+        if (child.exitCode === null && child.signalCode === null) {
+          const exited = once(child, 'exit');
+          child.kill('SIGTERM');
+          await exited;
+        }
         await rm(cwd, { recursive: true, force: true });
       }
     },
