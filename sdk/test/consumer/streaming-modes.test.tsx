@@ -51,6 +51,9 @@ async function rendersWhileStreaming(mode: StreamingMode, tokens: number) {
   slowStream(oracle.control.apiUrl, tokens);
   let renders = 0;
   let streamingRenders = 0;
+  // Renders for new text only: a status or run change is published at once (with the pending text), by design.
+  let textRenders = 0;
+  let last: { messages: unknown; run: unknown; status: string } | undefined;
   let frames = 0;
   let counting = true;
   const tick = () => {
@@ -66,7 +69,12 @@ async function rendersWhileStreaming(mode: StreamingMode, tokens: number) {
       streamingMode: mode,
     });
     renders++;
-    if (chat.status === 'streaming') streamingRenders++;
+    if (chat.status === 'streaming') {
+      streamingRenders++;
+      const metaChanged = chat.run !== last?.run || chat.status !== last.status;
+      if (chat.messages !== last?.messages && !metaChanged) textRenders++;
+    }
+    last = { messages: chat.messages, run: chat.run, status: chat.status };
     return (
       <div>
         <span data-testid="status">{chat.status}</span>
@@ -86,13 +94,16 @@ async function rendersWhileStreaming(mode: StreamingMode, tokens: number) {
   expect(screen.getByTestId('last').textContent).toBe(
     Array.from({ length: tokens }, (_, i) => `t${i} `).join(''),
   );
-  return { renders: renders - before, streamingRenders, frames: frames - framesBefore };
+  return { renders: renders - before, streamingRenders, textRenders, frames: frames - framesBefore };
 }
 
 describe('streamingMode', () => {
   it("'batched' renders at most once per animation frame while tokens stream", async () => {
-    const { streamingRenders, frames } = await rendersWhileStreaming('batched', 60);
-    expect(streamingRenders).toBeLessThanOrEqual(frames + 2);
+    const { streamingRenders, textRenders, frames } = await rendersWhileStreaming('batched', 60);
+    // At most one text render per frame (the last frame may publish after the count stops: + 1). Status and run
+    // changes publish at once, by design: counting them against frames failed under CI's load (three streaming
+    // renders, no frame fired).
+    expect(textRenders).toBeLessThanOrEqual(frames + 1);
     expect(streamingRenders).toBeLessThan(60);
   });
 
