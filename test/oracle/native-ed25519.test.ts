@@ -67,4 +67,16 @@ describe('createNativePrincipalParser', () => {
     // The same key object again for the same DID.
     expect(parser.parse(signer.did())).toBe(native);
   });
+
+  it('keeps at most keysKept parsed keys, the oldest going first', async () => {
+    const parser = createNativePrincipalParser({ keysKept: 2 });
+    const [a, b, c] = await Promise.all([ed25519.generate(), ed25519.generate(), ed25519.generate()]);
+    const first = parser.parse(a.did());
+    parser.parse(b.did());
+    expect(parser.parse(a.did())).toBe(first);
+    const third = parser.parse(c.did());
+    // c pushed a out: a is parsed again (a new key object, which pushes b out), c is still kept.
+    expect(parser.parse(a.did())).not.toBe(first);
+    expect(parser.parse(c.did())).toBe(third);
+  });
 });

@@ -5,7 +5,7 @@ import type { DID, PrincipalParser, Verifier } from '@ucanto/interface';
 /** The DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410); the 32 raw key bytes follow it. */
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
-/** Parsed keys kept, by DID: a user's tokens are checked with the same key again and again. */
+/** Parsed keys kept by default, by DID (the oldest goes first): a user's tokens are checked with one key again and again. */
 const KEYS_KEPT = 10_000;
 
 type EdDSA = typeof ed25519.Verifier.signatureCode;
@@ -49,7 +49,8 @@ class NativeEd25519Verifier<ID extends DID> implements Verifier<ID, EdDSA> {
  * ucanto's principal parser (Ed25519 and RSA did:keys) with Ed25519 signatures checked natively; for
  * `claim`/`access`'s `principal` option.
  */
-export function createNativePrincipalParser(): PrincipalParser {
+export function createNativePrincipalParser(options: { keysKept?: number } = {}): PrincipalParser {
+  const keysKept = options.keysKept ?? KEYS_KEPT;
   const keys = new Map<string, Verifier>();
   return {
     parse(did) {
@@ -68,7 +69,7 @@ export function createNativePrincipalParser(): PrincipalParser {
         type: 'spki',
       });
       const verifier = new NativeEd25519Verifier(edKey.did(), edKey, key);
-      if (keys.size >= KEYS_KEPT) keys.delete(keys.keys().next().value as string);
+      if (keys.size >= keysKept) keys.delete(keys.keys().next().value as string);
       keys.set(did, verifier);
       return verifier;
     },
