@@ -63,7 +63,6 @@ export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): Bo
         }
       : {}),
   });
-  const maxConnections = config.max ?? 10;
   /** Connections handed out and not yet released (a connection still opening is not in use). */
   let inUse = 0;
   // An idle client losing its connection (database restart) must not crash the process.
@@ -100,7 +99,7 @@ export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): Bo
       // Saturation and an outage fail alike (the caller answers 503), but an operator reading the log needs
       // to tell a full pool (raise DB_POOL_SIZE, or the load is too high) from a database that does not answer.
       throw new Error(
-        inUse >= maxConnections
+        inUse >= pool.options.max
           ? `timeout exceeded when trying to connect: all ${inUse} connections busy, ${pool.waitingCount} waiting`
           : 'timeout exceeded when trying to connect',
       );
