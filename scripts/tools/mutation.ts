@@ -62,6 +62,7 @@ const MODULES: readonly MutationModule[] = [
       'test/oracle/abort-order.test.ts',
       'test/oracle/durable.test.ts',
       'test/oracle/resume-from-log.test.ts',
+      'test/oracle/run-manager.test.ts',
     ],
   },
   {

@@ -72,6 +72,27 @@ function contract(name: string, open: () => Promise<{ log: RunEventLog; close: (
       expect(heard).not.toContain(4);
     });
 
+    it('every subscriber of a run hears it; unsubscribing one leaves the others, and a second time does nothing', async () => {
+      const first: number[] = [];
+      const second: number[] = [];
+      const offFirst = await log.subscribe('run_two_ears', (r) => first.push(r.id));
+      const offSecond = await log.subscribe('run_two_ears', (r) => second.push(r.id));
+      await appendAll(log, 'run_two_ears', [message(1, 'both')]);
+      await expect.poll(() => [[...new Set(first)], [...new Set(second)]]).toEqual([[1], [1]]);
+      offFirst();
+      offFirst();
+      await appendAll(log, 'run_two_ears', [message(2, 'second only')]);
+      await expect.poll(() => [...new Set(second)]).toEqual([1, 2]);
+      expect([...new Set(first)]).toEqual([1]);
+      offSecond();
+      offSecond();
+    });
+
+    it('retain on a run it has no events of changes nothing', async () => {
+      await expect(log.retain('run_unknown_retained', 5)).resolves.toBeUndefined();
+      expect(await log.read('run_unknown_retained', 0)).toEqual([]);
+    });
+
     it('retain(runId, s) drops the events after s seconds', async () => {
       await appendAll(log, 'run_retained', [message(1, 'r')]);
       await log.retain('run_retained', 1);
@@ -80,6 +101,30 @@ function contract(name: string, open: () => Promise<{ log: RunEventLog; close: (
     });
   });
 }
+
+describe('the in-process run event log alone', () => {
+  it('a run nobody ended is dropped after maxAgeSeconds, but not while someone follows it', async () => {
+    const log = createMemoryRunEventLog({ maxAgeSeconds: 0.2 });
+    await appendAll(log, 'run_old', [message(1, 'old')]);
+    const heard: number[] = [];
+    const off = await log.subscribe('run_followed', (r) => heard.push(r.id));
+    await appendAll(log, 'run_followed', [message(1, 'kept')]);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(await log.read('run_old', 0)).toEqual([]);
+    expect(await log.read('run_followed', 0)).toEqual([message(1, 'kept')]);
+    await appendAll(log, 'run_followed', [message(2, 'still heard')]);
+    expect(heard).toEqual([1, 2]);
+    off();
+    await log.close();
+  });
+
+  it('close() drops every run', async () => {
+    const log = createMemoryRunEventLog({ maxAgeSeconds: 60 });
+    await appendAll(log, 'run_closed', [message(1, 'x')]);
+    await log.close();
+    expect(await log.read('run_closed', 0)).toEqual([]);
+  });
+});
 
 contract('the in-process', () => {
   const log = createMemoryRunEventLog({ maxAgeSeconds: 60 });
@@ -153,6 +198,27 @@ describe.runIf(TEST_REDIS_URL)('the Redis run event log between instances', () =
     await appendAll(a, 'run_elsewhere', [message(1, 'y')]);
     await b.retain('run_elsewhere', 5);
     expect(await redis.ttl(`${prefix}run:run_elsewhere:events`)).toBeLessThanOrEqual(5);
+  });
+
+  it('a list whose entries are out of order (a write tried again) reads in id order, each id once', async () => {
+    const key = `${prefix}run:run_unordered:events`;
+    await redis.rpush(
+      key,
+      ...[message(3, 'c'), message(1, 'a'), message(2, 'b'), message(1, 'a')].map((r) => JSON.stringify(r)),
+    );
+    expect(await b.read('run_unordered', 0)).toEqual([message(1, 'a'), message(2, 'b'), message(3, 'c')]);
+  });
+
+  it('a write Redis refuses is refused to its caller and tried again until it is stored', async () => {
+    const key = `${prefix}run:run_refused:events`;
+    // Not a list: the transaction's RPUSH fails (WRONGTYPE).
+    await redis.set(key, 'not a list');
+    await expect(a.append('run_refused', message(1, 'kept in memory'))).rejects.toThrow(/WRONGTYPE/);
+    // This instance still reads it from memory; another one finds no list yet.
+    expect(await a.read('run_refused', 0)).toEqual([message(1, 'kept in memory')]);
+    await expect(b.read('run_refused', 0)).rejects.toThrow(/WRONGTYPE/);
+    await redis.del(key);
+    await expect.poll(() => b.read('run_refused', 0)).toEqual([message(1, 'kept in memory')]);
   });
 
   it('a list Redis lost (restarted without its data) is written again whole by the instance writing the run', async () => {

@@ -141,6 +141,88 @@ describe('followRun', () => {
     expect(here.asked).toEqual([]);
   });
 
+  it('live events heard while the log is still being read wait for it: each once, in order', async () => {
+    const { d, log } = deps({}, ['run_1']);
+    await log.append('run_1', run(1));
+    await log.append('run_1', text(2, 'a'));
+    let release!: () => void;
+    const slow = new Promise<void>((r) => (release = r));
+    const read = d.log.read.bind(d.log);
+    d.log.read = async (runId, after) => {
+      const records = await read(runId, after);
+      await slow;
+      return records;
+    };
+    const got: number[] = [];
+    const following = followRun(d, 'run_1', 0, (r) => got.push(r.id), new AbortController().signal);
+    await new Promise((r) => setTimeout(r, 10));
+    await log.append('run_1', text(3, 'b'));
+    release();
+    await new Promise((r) => setTimeout(r, 10));
+    await log.append('run_1', done(4));
+    await following;
+    expect(got).toEqual([1, 2, 3, 4]);
+  });
+
+  it('a log that lost some ids (Redis restarted) is replayed as it is, without waiting for them', async () => {
+    const { d, log } = deps({}, ['run_1']);
+    for (const r of [run(1), text(2, 'a'), text(5, 'e'), done(6)]) await log.append('run_1', r);
+    const started = Date.now();
+    expect((await follow(d, 0)).got).toEqual([1, 2, 5, 6]);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('nothing after done, even in the same read', async () => {
+    const { d, log } = deps({}, ['run_1']);
+    for (const r of [run(1), done(2), text(3, 'late')]) await log.append('run_1', r);
+    expect((await follow(d, 0)).got).toEqual([1, 2]);
+  });
+
+  it('a catch-up whose read fails is tried again', async () => {
+    const { d, log } = deps({}, ['run_1']);
+    await log.append('run_1', text(1, 'a'));
+    const got: number[] = [];
+    const following = followRun(d, 'run_1', 0, (r) => got.push(r.id), new AbortController().signal);
+    await new Promise((r) => setTimeout(r, 10));
+    const read = d.log.read.bind(d.log);
+    let failures = 1;
+    d.log.read = async (runId, after) => {
+      if (failures-- > 0) throw new Error('redis down');
+      return [...(await read(runId, after)), text(2, 'b')]
+        .filter((r) => r.id > after)
+        .sort((x, y) => x.id - y.id);
+    };
+    await log.append('run_1', text(3, 'c'));
+    await log.append('run_1', done(4));
+    await following;
+    expect(got).toEqual([1, 2, 3, 4]);
+    expect(failures).toBe(-1);
+  });
+
+  it('aborted while it subscribes: the subscription is let go', async () => {
+    const { d } = deps({}, ['run_1']);
+    let live = 0;
+    let subscribed!: () => void;
+    const slow = new Promise<void>((r) => (subscribed = r));
+    const subscribe = d.log.subscribe.bind(d.log);
+    d.log.subscribe = async (runId, listener) => {
+      const off = await subscribe(runId, listener);
+      live++;
+      await slow;
+      return () => {
+        live--;
+        off();
+      };
+    };
+    const stop = new AbortController();
+    const following = follow(d, 0, stop.signal);
+    await new Promise((r) => setTimeout(r, 10));
+    stop.abort();
+    subscribed();
+    await following;
+    expect(live).toBe(0);
+  });
+
   it('an aborted signal before it starts: nothing is read or written', async () => {
     const { d, log } = deps({}, ['run_1']);
     await log.append('run_1', text(1, 'a'));

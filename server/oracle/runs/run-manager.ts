@@ -191,6 +191,9 @@ export class RunManager {
           }),
       RECORD_RETRY_MS,
     );
+    // Awaited by the turn on the next turn of the event loop; a refusal that comes sooner (a permanent error
+    // answered at once) is not an unhandled rejection meanwhile.
+    recorded.catch(() => undefined);
     this.execute(run, params.request, undefined, params.session, recorded);
     return { runId };
   }
@@ -241,7 +244,8 @@ export class RunManager {
       run.controller.abort();
     }
     await Promise.all(runs.map((r) => r.finished));
-    await this.checkpointAll().catch(() => undefined);
+    // Each has left `active` by now: what they wrote since their last checkpoint is saved from this list.
+    await this.checkpointAll(runs).catch(() => undefined);
     await this.options.runs
       .release(
         this.instanceId,
@@ -533,9 +537,9 @@ export class RunManager {
     this.execute(run, row.request as unknown as TurnRequest, partialText);
   }
 
-  /** Saves every run that moved since its last checkpoint, in one statement. */
-  private async checkpointAll(): Promise<void> {
-    const runs = [...this.active.values()].filter((r) => r.dirty);
+  /** Saves every run (of `among`, else in flight) that moved since its last checkpoint, in one statement. */
+  private async checkpointAll(among: ActiveRun[] = [...this.active.values()]): Promise<void> {
+    const runs = among.filter((r) => r.dirty);
     if (runs.length === 0) return;
     for (const run of runs) run.dirty = false;
     await this.options.runs
