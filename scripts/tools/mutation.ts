@@ -63,6 +63,7 @@ const MODULES: readonly MutationModule[] = [
       'test/oracle/durable.test.ts',
       'test/oracle/resume-from-log.test.ts',
       'test/oracle/run-manager.test.ts',
+      'test/oracle/abort-handshake.test.ts',
     ],
   },
   {

@@ -311,6 +311,38 @@ describe('a turn stopped from outside', () => {
   });
 });
 
+describe('a run nobody holds (its lease ran out)', () => {
+  it('aborted by its user: ended here, its text kept in history, and nothing kept when it had none', async () => {
+    const { m, runs } = harness(() => Promise.reject(new Error('not run here')));
+    const withText = await newSession();
+    const empty = await newSession();
+    for (const [sessionId, partialText] of [
+      [withText, 'left behind'],
+      [empty, ''],
+    ] as const) {
+      await insertOrphanRun(db, {
+        runId: `run_${sessionId}`,
+        requestId: `req_${sessionId}`,
+        sessionId,
+        userDid: USER,
+        question: 'q',
+        partialText,
+      });
+      expect(await m.abortSession(sessionId)).toBe(true);
+      expect(await runs.get(`run_${sessionId}`)).toMatchObject({
+        status: 'aborted',
+        partial_text: partialText,
+      });
+    }
+    expect(await answerOf(withText, `req_${withText}`)).toMatchObject({
+      content: 'left behind',
+      runStatus: 'aborted',
+    });
+    expect(await answerOf(empty, `req_${empty}`)).toBeUndefined();
+    await m.close();
+  });
+});
+
 describe('another instance holds the run', () => {
   it('abortSession asks it over the bus and returns once the run has ended there', async () => {
     const bus = createLocalControlBus();
