@@ -222,6 +222,21 @@ describe('a turn stopped from outside', () => {
     await finishing.m.close();
   });
 
+  it('superseded by a new turn of its session: `aborted`, even when the executor fails on the abort', async () => {
+    let turns = 0;
+    const { m } = harness(async ({ emit, signal }) => {
+      if (++turns > 1) return { status: 'finished', text: '', reasoning: '', toolCalls: [] };
+      emit('message', say('first'));
+      await aborted(signal);
+      throw new Error('cut off');
+    });
+    const first = await startTurn(m);
+    await sleep(30);
+    await startTurn(m, 'again', first.sessionId);
+    expect((await follow(m, first.runId)).at(-1)?.data).toEqual({ status: 'aborted', partialText: 'first' });
+    await m.close();
+  });
+
   it('a session with no run in flight: abortSession answers false', async () => {
     const { m } = harness(() =>
       Promise.resolve({ status: 'finished', text: '', reasoning: '', toolCalls: [] }),
@@ -344,6 +359,29 @@ describe('a run nobody holds (its lease ran out)', () => {
 });
 
 describe('another instance holds the run', () => {
+  it("another instance's sweep leaves a run whose lease holds where it is", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const holder = harness(
+      async () => {
+        await held;
+        return { status: 'finished', text: '', reasoning: '', toolCalls: [] };
+      },
+      { leaseMs: 1000 },
+    );
+    const other = harness(() => Promise.reject(new Error('not run here')), { leaseMs: 1000 });
+    await holder.m.start();
+    const { runId } = await startTurn(holder.m);
+    await other.m.start();
+    // The other's sweep runs every 500 ms; the holder renews the lease every 333 ms.
+    await sleep(1200);
+    expect((await holder.runs.get(runId))?.owner).toBe(holder.m.instanceId);
+    release();
+    expect((await follow(holder.m, runId)).at(-1)?.data).toEqual({ status: 'finished' });
+    await other.m.close();
+    await holder.m.close();
+  });
+
   it('abortSession asks it over the bus and returns once the run has ended there', async () => {
     const bus = createLocalControlBus();
     let sawAbort = false;
@@ -540,6 +578,44 @@ describe('what is saved while a run works', () => {
     expect(events.at(-1)?.data).toEqual({ status: 'finished' });
     await renewed.m.close();
   }, 10_000);
+});
+
+describe('a shared log that stores events a moment later', () => {
+  it('the run is recorded ended only once every event of it is stored', async () => {
+    const memory = createMemoryRunEventLog({ maxAgeSeconds: 60 });
+    const log: RunEventLog = {
+      ...memory,
+      append: (runId, record) =>
+        sleep(record.event === 'message' ? 100 : 0).then(() => {
+          void memory.append(runId, record);
+        }),
+      read: (runId, after) => memory.read(runId, after),
+      subscribe: (runId, listener) => memory.subscribe(runId, listener),
+      retain: (runId, seconds) => memory.retain(runId, seconds),
+      close: () => memory.close(),
+    };
+    let storedAtEnd: string[] | undefined;
+    class Watched extends ScriptedRunStore {
+      override async endWithAnswer(...args: Parameters<RunStore['endWithAnswer']>): Promise<boolean> {
+        storedAtEnd = (await memory.read(args[0], 0)).map((r) => r.event);
+        return super.endWithAnswer(...args);
+      }
+    }
+    const { m } = harness(
+      ({ emit }) => {
+        emit('message', say('slowly stored'));
+        return Promise.resolve({ status: 'finished', text: 'slowly stored', reasoning: '', toolCalls: [] });
+      },
+      { log, runs: new Watched(db.kysely) },
+    );
+    const { runId } = await startTurn(m);
+    await until(
+      () => memory.read(runId, 0),
+      (records) => records.some((r) => r.event === 'done'),
+    );
+    expect(storedAtEnd).toEqual(['run', 'message']);
+    await m.close();
+  });
 });
 
 describe('close()', () => {
