@@ -221,6 +221,24 @@ describe.runIf(TEST_REDIS_URL)('the Redis run event log between instances', () =
     await expect.poll(() => b.read('run_refused', 0)).toEqual([message(1, 'kept in memory')]);
   });
 
+  it('a write refused for longer than the events would be kept is given up', async () => {
+    const short = createRedisRunEventLog({
+      redis,
+      prefix,
+      maxAgeSeconds: 1,
+      logger: pino({ level: 'silent' }),
+    });
+    const key = `${prefix}run:run_given_up:events`;
+    await redis.set(key, 'not a list');
+    await expect(short.append('run_given_up', message(1, 'never stored'))).rejects.toThrow(/WRONGTYPE/);
+    expect(await short.read('run_given_up', 0)).toEqual([message(1, 'never stored')]);
+    // Tried again every 250 ms; after a second (maxAgeSeconds) it is dropped from memory too.
+    await new Promise((resolve) => setTimeout(resolve, 1600));
+    await expect(short.read('run_given_up', 0)).rejects.toThrow(/WRONGTYPE/);
+    await redis.del(key);
+    await short.close();
+  });
+
   it('a list Redis lost (restarted without its data) is written again whole by the instance writing the run', async () => {
     await appendAll(a, 'run_lost', [message(1, 'a '), message(2, 'b ')]);
     await redis.del(`${prefix}run:run_lost:events`);
