@@ -76,6 +76,16 @@ describe('oracle route answers', () => {
     expect((await api.call('GET', `/sessions/${session.sessionId}/run`)).status).toBe(404);
   });
 
+  it('metadata.roomId empty: no room is named, the turn goes on', async () => {
+    const api = oracleApi(app.url, user);
+    const session = await api.createSession();
+    const turn = await api.call('POST', `/messages/${session.sessionId}`, {
+      message: 'hello',
+      metadata: { roomId: '' },
+    });
+    expect(turn.status).toBe(200);
+  });
+
   it('Last-Event-ID: a whole number of at most 16 digits resumes after it; anything else replays from the start', async () => {
     const api = oracleApi(app.url, user);
     const session = await api.createSession();
@@ -88,9 +98,13 @@ describe('oracle route answers', () => {
       const response = await fetch(`${app.url}/runs/${runId}`, {
         headers: { ...user.headers, 'last-event-id': value },
       });
+      // The re-join names its run and its turn's request, like the turn's own answer.
+      expect(response.headers.get('x-run-id')).toBe(runId);
+      expect(response.headers.get('x-request-id')).toBe(turn.body.message.id);
       return (await readSse(response.body as ReadableStream<Uint8Array>)).events.map((e) => e.id);
     };
     expect(await after('2')).toEqual(all.filter((id) => (id as number) > 2));
+    expect(await after('02')).toEqual(all.filter((id) => (id as number) > 2));
     expect(await after('12345678901234567')).toEqual(all);
     expect(await after('2.5')).toEqual(all);
     expect(await after('-1')).toEqual(all);

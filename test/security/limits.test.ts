@@ -107,6 +107,64 @@ describe('turns in flight (ORACLE_MAX_CONCURRENT_RUNS)', () => {
   });
 });
 
+describe('turns in flight: refusals and dropped streams', () => {
+  let app: OracleApp;
+  beforeAll(async () => {
+    app = await startOracleApp({ env: { ORACLE_MAX_CONCURRENT_RUNS: '2', SCRIPTED_MODEL_DELAY_MS: '20' } });
+  });
+  afterAll(() => app.close());
+
+  it('a turn refused after it took its slot (no delegation yet) gives it back', async () => {
+    const user = await newUser(app.oracleDid);
+    const api = oracleApi(app.url, user);
+    const [s1, s2, r1, r2] = await Promise.all([
+      api.createSession(),
+      api.createSession(),
+      api.createSession(),
+      api.createSession(),
+    ]);
+    const { 'x-ucan-delegation': _delegation, ...withoutDelegation } = user.headers;
+    // Two sessions (a session's slot is one, whatever its number of turns), as many as the limit.
+    for (const refusedSession of [r1, r2]) {
+      const refused = await fetch(`${app.url}/messages/${refusedSession.sessionId}`, {
+        method: 'POST',
+        headers: { ...withoutDelegation, 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'hello' }),
+      });
+      expect(refused.status).toBe(401);
+      expect(((await refused.json()) as { code: string }).code).toBe('delegation_missing');
+    }
+    const turns = [
+      await startLongTurn(app, user, s1.sessionId),
+      await startLongTurn(app, user, s2.sessionId),
+    ];
+    expect(turns.map((t) => t.response.status)).toEqual([200, 200]);
+    for (const t of turns) t.stop();
+    await api.call('POST', '/messages/abort', { sessionId: s1.sessionId });
+    await api.call('POST', '/messages/abort', { sessionId: s2.sessionId });
+  });
+
+  it('a streamed turn whose client went away keeps its slot while its run goes on; a delegation sent once is kept', async () => {
+    const user = await newUser(app.oracleDid);
+    const api = oracleApi(app.url, user);
+    const [s1, s2, s3] = await Promise.all([api.createSession(), api.createSession(), api.createSession()]);
+    const dropped = await startLongTurn(app, user, s1.sessionId);
+    expect(dropped.response.status).toBe(200);
+    dropped.stop();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await api.call('GET', `/sessions/${s1.sessionId}/run`)).body.run.status).toBe('running');
+    // The delegation came with the first turn: this one leaves it out.
+    const { 'x-ucan-delegation': _delegation, ...withoutDelegation } = user.headers;
+    const second = await startLongTurn(app, { ...user, headers: withoutDelegation }, s2.sessionId);
+    expect(second.response.status).toBe(200);
+    const third = await api.call('POST', `/messages/${s3.sessionId}`, { message: 'hello' });
+    expect(third).toMatchObject({ status: 429, body: { code: 'too_many_runs' } });
+    second.stop();
+    await api.call('POST', '/messages/abort', { sessionId: s1.sessionId });
+    await api.call('POST', '/messages/abort', { sessionId: s2.sessionId });
+  });
+});
+
 describe('a run resumed by another instance', () => {
   it('holds its slot there: the user’s next session waits for it (429 too_many_runs) until it ends', async () => {
     await using db = await openTestDb();
