@@ -125,6 +125,13 @@ async function follow(m: RunManager, runId: string, after = 0): Promise<RunEvent
 
 const say = (content: string) => ({ content, timestamp: new Date().toISOString() });
 
+/** A promise the test settles: the executor awaits `held`, the test calls `release()`. */
+function hold(): { held: Promise<void>; release: () => void } {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  return { held, release };
+}
+
 /** Resolves when the signal aborts. */
 const aborted = (signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
@@ -360,8 +367,7 @@ describe('a run nobody holds (its lease ran out)', () => {
 
 describe('another instance holds the run', () => {
   it("another instance's sweep leaves a run whose lease holds where it is", async () => {
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
+    const { held, release } = hold();
     const holder = harness(
       async () => {
         await held;
@@ -479,8 +485,7 @@ describe('database errors when a turn starts', () => {
 describe('what is saved while a run works', () => {
   for (const event of ['tool_call', 'browser_tool_call', 'action_call'] as const) {
     it(`a ${event} is saved at once as a started tool (once per run), not at the next checkpoint`, async () => {
-      let release!: () => void;
-      const held = new Promise<void>((r) => (release = r));
+      const { held, release } = hold();
       const { m, runs } = harness(async ({ emit, row }) => {
         const call = {
           requestId: row.request_id,
@@ -510,8 +515,7 @@ describe('what is saved while a run works', () => {
   }
 
   it('a run that only wrote text: its checkpoint saves the text and no started tool', async () => {
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
+    const { held, release } = hold();
     const { m, runs } = harness(
       async ({ emit }) => {
         emit('message', say('words '));
@@ -534,8 +538,7 @@ describe('what is saved while a run works', () => {
   });
 
   it('the lease of a run in flight is renewed', async () => {
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
+    const { held, release } = hold();
     // No sweep (a database of its own), so only the renewals keep the lease.
     const { m, runs } = harness(
       async () => {
@@ -555,8 +558,7 @@ describe('what is saved while a run works', () => {
 
   it('a run whose lease ran out while it works here (renewals late) goes on here, not resumed a second time', async () => {
     let calls = 0;
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
+    const { held, release } = hold();
     const renewed = harness(
       async ({ emit }) => {
         calls++;
