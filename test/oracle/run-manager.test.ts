@@ -545,11 +545,12 @@ describe('what is saved while a run works', () => {
         await held;
         return { status: 'finished', text: '', reasoning: '', toolCalls: [] };
       },
-      { leaseMs: 600, exclusiveDatabase: true },
+      { leaseMs: 1000, exclusiveDatabase: true },
     );
     await m.start();
     const { runId } = await startTurn(m);
-    await sleep(1200);
+    // Renewed every 333 ms: a lease of a second never runs out (unrenewed, it would have by now).
+    await sleep(1500);
     expect((await runs.get(runId))?.lease_expires_at?.getTime()).toBeGreaterThan(Date.now());
     release();
     await follow(m, runId);
