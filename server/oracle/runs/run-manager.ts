@@ -58,6 +58,8 @@ export interface RunManagerOptions {
   exclusiveDatabase: boolean;
   /** How often the answer so far is saved (default 1 s). */
   checkpointMs?: number;
+  /** How long a new run keeps trying to record its question and itself before the turn fails (default 5 s). */
+  recordRetryMs?: number;
   /** Called when this instance stops executing a run (it ended, or was let go at shutdown). */
   onRunEnded?: (row: RunRow) => void;
   /** Called when this instance resumes a run that another instance (or an earlier start) left in flight. */
@@ -189,7 +191,7 @@ export class RunManager {
           .then((stamps) => {
             run.row = { ...run.row, ...stamps };
           }),
-      RECORD_RETRY_MS,
+      this.options.recordRetryMs ?? RECORD_RETRY_MS,
     );
     // Awaited by the turn on the next turn of the event loop; a refusal that comes sooner (a permanent error
     // answered at once) is not an unhandled rejection meanwhile.
