@@ -139,6 +139,15 @@ const aborted = (signal: AbortSignal): Promise<void> =>
     else signal.addEventListener('abort', () => resolve(), { once: true });
   });
 
+/** An executor that writes `text`, then waits for its run to be stopped and answers `aborted` with it. */
+function writesUntilAborted(text: string): RunExecutor {
+  return async ({ emit, signal }) => {
+    emit('message', say(text));
+    await aborted(signal);
+    return { status: 'aborted', text, reasoning: '', toolCalls: [] };
+  };
+}
+
 async function answerOf(sessionId: string, requestId: string) {
   return (await new MessageStore(db.kysely).all(sessionId)).find((x) => x.id === requestId);
 }
@@ -253,11 +262,7 @@ describe('a turn stopped from outside', () => {
   });
 
   it('its session deleted: no answer is kept, and `done` still goes out when the end cannot be recorded', async () => {
-    const { m, runs, logs } = harness(async ({ emit, signal }) => {
-      emit('message', say('partial'));
-      await aborted(signal);
-      return { status: 'aborted', text: 'partial', reasoning: '', toolCalls: [] };
-    });
+    const { m, runs, logs } = harness(writesUntilAborted('partial'));
     const { runId, sessionId, requestId } = await startTurn(m);
     await sleep(30);
     // The session's rows are going: the run's end violates a foreign key (a permanent error).
@@ -270,11 +275,7 @@ describe('a turn stopped from outside', () => {
   });
 
   it('deleted with its end recorded: no answer kept either', async () => {
-    const { m, runs } = harness(async ({ emit, signal }) => {
-      emit('message', say('partial'));
-      await aborted(signal);
-      return { status: 'aborted', text: 'partial', reasoning: '', toolCalls: [] };
-    });
+    const { m, runs } = harness(writesUntilAborted('partial'));
     const { runId, sessionId, requestId } = await startTurn(m);
     await sleep(30);
     await m.deleteSession(sessionId);
@@ -284,11 +285,7 @@ describe('a turn stopped from outside', () => {
   });
 
   it('an end that cannot be recorded for good (not a deleted session): logged, and no `done` is written', async () => {
-    const { m, runs, log, logs } = harness(async ({ emit, signal }) => {
-      emit('message', say('partial'));
-      await aborted(signal);
-      return { status: 'aborted', text: 'partial', reasoning: '', toolCalls: [] };
-    });
+    const { m, runs, log, logs } = harness(writesUntilAborted('partial'));
     const { runId, sessionId } = await startTurn(m);
     await sleep(30);
     runs.endError = sqlError('23503');
@@ -301,14 +298,7 @@ describe('a turn stopped from outside', () => {
   });
 
   it('with a database of its own: only the session asked for is stopped', async () => {
-    const { m, runs } = harness(
-      async ({ emit, signal }) => {
-        emit('message', say('x'));
-        await aborted(signal);
-        return { status: 'aborted', text: 'x', reasoning: '', toolCalls: [] };
-      },
-      { exclusiveDatabase: true },
-    );
+    const { m, runs } = harness(writesUntilAborted('x'), { exclusiveDatabase: true });
     const a = await startTurn(m);
     const b = await startTurn(m);
     await sleep(30);
@@ -320,11 +310,7 @@ describe('a turn stopped from outside', () => {
   });
 
   it('an abort on the bus for a run this instance does not hold changes nothing here', async () => {
-    const { m, bus, runs } = harness(async ({ emit, signal }) => {
-      emit('message', say('x'));
-      await aborted(signal);
-      return { status: 'aborted', text: 'x', reasoning: '', toolCalls: [] };
-    });
+    const { m, bus, runs } = harness(writesUntilAborted('x'));
     const { runId } = await startTurn(m);
     await bus.publish({ type: 'abort', runId: 'run_elsewhere', reason: 'aborted' });
     await sleep(30);
