@@ -30,6 +30,7 @@ class ScriptedRunStore extends RunStore {
   creates = 0;
   endError: Error | undefined = undefined;
   checkpoints = 0;
+  checkpointManyErrors: Error[] = [];
   renewals = true;
   override async createWithQuestion(
     ...args: Parameters<RunStore['createWithQuestion']>
@@ -47,6 +48,11 @@ class ScriptedRunStore extends RunStore {
   override async checkpoint(...args: Parameters<RunStore['checkpoint']>): Promise<void> {
     this.checkpoints++;
     return super.checkpoint(...args);
+  }
+  override async checkpointMany(...args: Parameters<RunStore['checkpointMany']>): Promise<void> {
+    const err = this.checkpointManyErrors.shift();
+    if (err !== undefined) throw err;
+    return super.checkpointMany(...args);
   }
   override async renew(...args: Parameters<RunStore['renew']>): Promise<void> {
     if (this.renewals) return super.renew(...args);
@@ -439,7 +445,10 @@ describe('database errors when a turn starts', () => {
     const started = Date.now();
     const { runId } = await startTurn(m);
     expect((await follow(m, runId)).at(-1)?.data).toMatchObject({ status: 'failed' });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    const waited = Date.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(950);
+    // Its own limit, not the default's 5 s.
+    expect(waited).toBeLessThan(4000);
     // Tried every 250 ms meanwhile.
     expect(runs.creates).toBeGreaterThanOrEqual(3);
     await m.close();
@@ -525,6 +534,33 @@ describe('what is saved while a run works', () => {
     await m.close();
   });
 
+  it('a checkpoint the database refuses is logged and saved at the next tick', async () => {
+    const { held, release } = hold();
+    const { m, runs, logs } = harness(
+      async ({ emit }) => {
+        emit('message', say('kept '));
+        await held;
+        return { status: 'finished', text: 'kept ', reasoning: '', toolCalls: [] };
+      },
+      { checkpointMs: 50 },
+    );
+    runs.checkpointManyErrors = [transient()];
+    await m.start();
+    const { runId } = await startTurn(m);
+    const row = await until(
+      () => runs.get(runId),
+      (r) => r?.partial_text === 'kept ',
+    );
+    expect(row?.partial_text).toBe('kept ');
+    expect(runs.checkpointManyErrors).toEqual([]);
+    const warned = logs.find((l) => l.msg === 'runs: background task failed') as
+      { err?: { message?: string } } | undefined;
+    expect(warned?.err?.message).toBe('database error 08006');
+    release();
+    await follow(m, runId);
+    await m.close();
+  });
+
   it('the lease of a run in flight is renewed', async () => {
     const { held, release } = hold();
     // No sweep (a database of its own), so only the renewals keep the lease.
@@ -605,6 +641,35 @@ describe('a shared log that stores events a moment later', () => {
       (records) => records.some((r) => r.event === 'done'),
     );
     expect(storedAtEnd).toEqual(['run', 'message']);
+    await m.close();
+  });
+});
+
+describe('a run that ends', () => {
+  it('is let go: onRunEnded once with its row, its events kept for retentionSeconds, then dropped', async () => {
+    const ended: string[] = [];
+    const { m, runs } = harness(
+      ({ emit }) => {
+        emit('message', say('brief'));
+        return Promise.resolve({ status: 'finished', text: 'brief', reasoning: '', toolCalls: [] });
+      },
+      { retentionSeconds: 0.3, onRunEnded: (row) => ended.push(row.run_id) },
+    );
+    const { runId } = await startTurn(m);
+    expect((await follow(m, runId)).map((r) => r.event)).toEqual(['run', 'message', 'done']);
+    await until(
+      () => Promise.resolve(ended.length),
+      (n) => n > 0,
+    );
+    expect(ended).toEqual([runId]);
+    const row = await runs.get(runId);
+    if (!row) throw new Error('the run has no row');
+    expect(row.status).toBe('finished');
+    expect(await m.followable(row)).toBe(true);
+    await sleep(600);
+    expect(await m.followable(row)).toBe(false);
+    expect(await follow(m, runId)).toEqual([]);
+    expect(ended).toEqual([runId]);
     await m.close();
   });
 });
