@@ -392,6 +392,82 @@ describe('ChatController.sendMessage', () => {
     expect(onToolCallDone.mock.calls).toEqual([['set_user_preferences']]);
   });
 
+  it('only a server tool call that ends is reported: not one still running, nor a browser action that ends', async () => {
+    const answer = pipe();
+    const h = scriptedHttp({
+      [SEND]: () => sseResponse(answer.body, { 'x-request-id': 'req_1', 'x-run-id': 'run_1' }),
+    });
+    const { c, onToolCallDone } = chat(h.http);
+    const sending = c.sendMessage('Hi');
+    await until(() => ids(h, SEND) === 1);
+    const call = (toolCallId: string, toolName: string, status: string) => ({
+      sessionId: 'ses_1',
+      requestId: 'req_1',
+      toolCallId,
+      eventId: toolCallId,
+      toolName,
+      args: {},
+      status,
+      ...(status === 'done' ? { output: 'ok' } : {}),
+    });
+    answer.push(
+      runEv(1),
+      ev(2, 'tool_call', call('t1', 'still_running', 'isRunning')),
+      ev(3, 'tool_call', call('t2', 'quick_one', 'isRunning')),
+      ev(4, 'tool_call', call('t2', 'quick_one', 'done')),
+      // A browser action that ends is not a server tool call.
+      ev(5, 'action_call', {
+        sessionId: 'ses_1',
+        requestId: 'req_1',
+        toolCallId: 'a1',
+        toolName: 'an_action',
+        status: 'done',
+        output: 'ok',
+      }),
+      done(6, 'finished'),
+    );
+    await sending;
+    expect(onToolCallDone.mock.calls).toEqual([['quick_one']]);
+  });
+
+  it('without onTurnEnd and onToolCallDone (both optional), a turn with a tool call ends in ready', async () => {
+    const answer = pipe();
+    const h = scriptedHttp({
+      [SEND]: () => sseResponse(answer.body, { 'x-request-id': 'req_1', 'x-run-id': 'run_1' }),
+    });
+    const c = new ChatController({
+      sessionId: 'ses_1',
+      userDid: 'did:key:z6MkUser',
+      actions: new ActionRegistry(),
+      resolve: () => Promise.resolve({ http: h.http, wsUrl: undefined }),
+    });
+    c.join(() => ({ oracleDid: 'o', sessionId: 'ses_1', onPaymentRequiredError: () => undefined }));
+    const sending = c.sendMessage('Hi');
+    await until(() => ids(h, SEND) === 1);
+    answer.push(
+      runEv(1),
+      ev(2, 'tool_call', {
+        sessionId: 'ses_1',
+        requestId: 'req_1',
+        toolCallId: 't1',
+        eventId: 't1',
+        toolName: 'set_user_preferences',
+        args: {},
+        status: 'done',
+        output: 'ok',
+      }),
+      text(3, 'Saved.'),
+      done(4, 'finished'),
+    );
+    await sending;
+    expect(c.store.getMeta()).toMatchObject({
+      status: 'ready',
+      sendMessageError: undefined,
+      run: { ended: 'finished' },
+    });
+    expect(c.store.find('req_1')?.content).toContain('Saved.');
+  });
+
   it('advertises the browser tools of every hook (the first hook wins a name) and the actions, as JSON schema', async () => {
     const answer = pipe();
     const h = scriptedHttp({ [SEND]: () => sseResponse(answer.body, { 'x-request-id': 'req_1' }) });
@@ -620,6 +696,26 @@ describe('ChatController: detach and resume', () => {
     expect(ids(h, REJOIN)).toBe(1);
   });
 
+  it('the last hook leaving stops reading the turn in flight (its request is aborted); the run goes on at the oracle', async () => {
+    const answer = pipe();
+    const h = scriptedHttp({
+      [SEND]: () => sseResponse(answer.body, { 'x-request-id': 'req_1', 'x-run-id': 'run_1' }),
+    });
+    const { c, endpoints } = chat(h.http);
+    const release = c.retain(endpoints);
+    const sending = c.sendMessage('Hi');
+    await until(() => ids(h, SEND) === 1);
+    answer.push(runEv(1), text(2, 'Hel'));
+    await until(() => c.store.find('req_1')?.content === 'Hel');
+    const signal = h.routes(SEND)[0]?.args['signal'] as AbortSignal;
+    expect(signal.aborted).toBe(false);
+    release();
+    expect(signal.aborted).toBe(true);
+    await sending;
+    // Nothing asked the oracle to stop.
+    expect(ids(h, ABORT)).toBe(0);
+  });
+
   it('resumeRun does nothing while a turn is being read, or when the run found has ended', async () => {
     const answer = pipe();
     const h = scriptedHttp({
@@ -666,6 +762,32 @@ describe('ChatController: history', () => {
     await until(() => ids(h, CURRENT) === 1);
     expect(c.store.getMessages().map((m) => m.id)).toEqual(['m1', 'm2']);
     expect(c.store.getMeta()).toMatchObject({ isLoading: false, hasOlderMessages: true, error: undefined });
+    release();
+  });
+
+  it('only the first load shows loading: a refetch replaces the thread without it', async () => {
+    const pages: ((page: unknown) => void)[] = [];
+    const h = scriptedHttp({
+      [PAGE]: () => new Promise((resolve) => pages.push(resolve)),
+    });
+    const { c, endpoints } = chat(h.http);
+    const release = c.retain(endpoints);
+    await until(() => pages.length === 1);
+    expect(c.store.getMeta().isLoading).toBe(true);
+    pages[0]?.({ messages: [dto('m1', 'ai', 'first')], prevCursor: null, hasOlder: false });
+    await until(() => ids(h, CURRENT) === 1);
+    expect(c.store.getMeta().isLoading).toBe(false);
+    const refetch = c.refetchMessages();
+    await until(() => pages.length === 2);
+    expect(c.store.getMeta().isLoading).toBe(false);
+    pages[1]?.({
+      messages: [dto('m1', 'ai', 'first'), dto('m2', 'ai', 'second')],
+      prevCursor: null,
+      hasOlder: false,
+    });
+    await refetch;
+    expect(c.store.getMessages().map((m) => m.id)).toEqual(['m1', 'm2']);
+    expect(c.store.getMeta().isLoading).toBe(false);
     release();
   });
 
@@ -880,5 +1002,28 @@ describe('ChatController.join', () => {
     leave(); // twice: still fine
     c.join(() => base);
     expect(c.store.mode).toBe('batched');
+  });
+
+  it('a hook that leaves twice takes only itself out; a later hook leaving leaves the first in charge', () => {
+    const h = scriptedHttp();
+    const c = new ChatController({
+      sessionId: 'ses_1',
+      userDid: 'did:key:z6MkUser',
+      actions: new ActionRegistry(),
+      resolve: () => Promise.resolve({ http: h.http, wsUrl: undefined }),
+    });
+    const base = { oracleDid: 'o', sessionId: 'ses_1', onPaymentRequiredError: () => undefined };
+    const leaveA = c.join(() => ({ ...base, streamingMode: 'batched' }));
+    c.join(() => ({ ...base, streamingMode: 'immediate' }));
+    leaveA();
+    leaveA();
+    // The second hook is the first now (its mode wins over the one joining).
+    const leaveC = c.join(() => ({ ...base, streamingMode: 'batched' }));
+    expect(c.store.mode).toBe('immediate');
+    const leaveD = c.join(() => ({ ...base, streamingMode: 'batched' }));
+    leaveD();
+    leaveC();
+    c.join(() => ({ ...base, streamingMode: 'batched' }));
+    expect(c.store.mode).toBe('immediate');
   });
 });

@@ -129,6 +129,29 @@ describe('ChatTransport.follow', () => {
     expect(reconnecting.mock.calls).toEqual([[true], [false]]);
   });
 
+  it('a stream whose read fails (the network dropped it mid-answer) is re-joined the same way', async () => {
+    const { http, opened } = httpWith([sse(body(frame(2, 'b'), frame(3, 'c')))]);
+    const t = new ChatTransport(http, 's1', () => fast);
+    const broken = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(enc.encode(frame(1, 'a')));
+      },
+      pull(c) {
+        c.error(new TypeError('network error'));
+      },
+    });
+    const gen = t.follow('run_1', broken, 0, new AbortController().signal, {
+      onReconnecting: () => undefined,
+    });
+    const ids: number[] = [];
+    for await (const batch of gen) {
+      ids.push(...batch.map((e) => e.id as number));
+      if (ids.includes(3)) break;
+    }
+    expect(ids).toEqual([1, 2, 3]);
+    expect(opened[0]).toMatchObject({ args: { query: { after: 1 } } });
+  });
+
   it('re-joins that bring nothing new count up to `attempts`, then RunDisconnectedError', async () => {
     const { http, opened } = httpWith([sse(body()), sse(body(frame(1, 'old'))), sse(body())]);
     const reconnecting = vi.fn();
