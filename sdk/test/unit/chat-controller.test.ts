@@ -688,7 +688,7 @@ describe('ChatController: detach and resume', () => {
     expect(c.store.find('req_1')?.content).toBe('');
     again.push(runEv(1), text(2, 'Hel'), text(3, 'lo'), done(4, 'finished'));
     await resuming;
-    expect(c.store.find('req_1')?.content).toBe('Hello');
+    expect(c.store.find('req_1')).toMatchObject({ type: 'ai', content: 'Hello' });
     expect(c.store.getMeta()).toMatchObject({ status: 'ready', run: { ended: 'finished' } });
 
     inFlight = false;
@@ -915,6 +915,30 @@ describe('ChatController: history', () => {
     release();
   });
 
+  it('a refetch during a turn that finds an empty history keeps the turn, with no error', async () => {
+    const answer = pipe();
+    const h = scriptedHttp({
+      [PAGE]: () => ({ messages: [], prevCursor: null, hasOlder: false }),
+      [SEND]: () => sseResponse(answer.body, { 'x-request-id': 'req_1', 'x-run-id': 'run_1' }),
+    });
+    const { c, endpoints } = chat(h.http);
+    const release = c.retain(endpoints);
+    await until(() => ids(h, CURRENT) === 1);
+    const sending = c.sendMessage('Hi');
+    await until(() => c.store.getMeta().status === 'streaming');
+    answer.push(runEv(1), text(2, 'Hel'));
+    await until(() => c.store.find('req_1')?.content === 'Hel');
+    await c.refetchMessages();
+    expect(c.store.getMessages().map((m) => [m.type, m.content])).toEqual([
+      ['human', 'Hi'],
+      ['ai', 'Hel'],
+    ]);
+    expect(c.store.getMeta()).toMatchObject({ status: 'streaming', error: undefined });
+    answer.push(done(3, 'finished'));
+    await sending;
+    release();
+  });
+
   it('a page that arrives after the chat was released and attached again is dropped, and starts nothing', async () => {
     // A remount: the first mount's history request is still out when the second mount's lands.
     const answers: ((page: unknown) => void)[] = [];
@@ -983,6 +1007,7 @@ describe('ChatController: history', () => {
     const { c } = chat(h.http);
     expect(await c.refetchMessages()).toEqual([]);
     expect(h.calls).toEqual([]);
+    expect(c.store.getMeta()).toMatchObject({ status: 'ready', error: undefined, isLoading: false });
   });
 });
 
