@@ -98,6 +98,31 @@ describe('ChatRegistry', () => {
     expect(r.get('k', deps)).not.toBe(a);
   });
 
+  it('hooks may leave in any order: the chat stays while one of them uses it', () => {
+    const r = new ChatRegistry();
+    const a = r.get('k', deps);
+    const releaseFirst = r.use('k', a);
+    const releaseSecond = r.use('k', a);
+    releaseSecond();
+    expect(r.get('k', deps)).toBe(a);
+    releaseFirst();
+    expect(r.get('k', deps)).not.toBe(a);
+  });
+
+  it('a hook of a forgotten controller leaving does not take out the controller now in use', () => {
+    const r = new ChatRegistry();
+    const old = r.get('k', deps);
+    const releaseOld = r.use('k', old);
+    const fresh = new ChatRegistry().get('k', deps);
+    // Another hook registers its own controller for the key while the old one is still used.
+    const releaseFresh = r.use('k', fresh);
+    expect(r.get('k', deps)).toBe(fresh);
+    releaseOld();
+    expect(r.get('k', deps)).toBe(fresh);
+    releaseFresh();
+    expect(r.get('k', deps)).not.toBe(fresh);
+  });
+
   it('a controller made before the key was forgotten does not take the new one out when released', () => {
     const r = new ChatRegistry();
     const old = r.get('k', deps);
