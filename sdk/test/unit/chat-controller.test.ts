@@ -36,6 +36,18 @@ const text = (id: number, content: string) => ev(id, 'message', { content, times
 const done = (id: number, status: string, partialText?: string) =>
   ev(id, 'done', { status, ...(partialText === undefined ? {} : { partialText }) });
 
+/** A server tool call event of req_1 (with an output once done). */
+const toolCall = (toolCallId: string, toolName: string, status: string) => ({
+  sessionId: 'ses_1',
+  requestId: 'req_1',
+  toolCallId,
+  eventId: toolCallId,
+  toolName,
+  args: {},
+  status,
+  ...(status === 'done' ? { output: 'ok' } : {}),
+});
+
 /** The run `GET /sessions/:id/run` answers with: run_1 / req_1 of ses_1, running, unless told otherwise. */
 const runInfo = (extra: Record<string, unknown> = {}) => ({
   run: {
@@ -145,6 +157,16 @@ function chat(
   }));
   return { c, endpoints, onTurnEnd, onToolCallDone, onPaymentRequiredError };
 }
+
+/** The smallest hook options, and a controller without the optional callbacks. */
+const base = { oracleDid: 'o', sessionId: 'ses_1', onPaymentRequiredError: () => undefined };
+const bare = (http: OracleHttp) =>
+  new ChatController({
+    sessionId: 'ses_1',
+    userDid: 'did:key:z6MkUser',
+    actions: new ActionRegistry(),
+    resolve: () => Promise.resolve({ http, wsUrl: undefined }),
+  });
 
 /** Waits (a few ms at a time, at most 2 s) until `check` holds. */
 async function until(check: () => boolean): Promise<void> {
@@ -375,16 +397,7 @@ describe('ChatController.sendMessage', () => {
     const { c, onToolCallDone } = chat(h.http);
     const sending = c.sendMessage('Hi');
     await until(() => ids(h, SEND) === 1);
-    const call = (status: string) => ({
-      sessionId: 'ses_1',
-      requestId: 'req_1',
-      toolCallId: 't1',
-      eventId: 't1',
-      toolName: 'set_user_preferences',
-      args: {},
-      status,
-      ...(status === 'done' ? { output: 'ok' } : {}),
-    });
+    const call = (status: string) => toolCall('t1', 'set_user_preferences', status);
     answer.push(runEv(1), ev(2, 'tool_call', call('isRunning')), ev(3, 'tool_call', call('done')));
     // The same event again (a re-join's overlap): not reported again.
     answer.push(ev(3, 'tool_call', call('done')), done(4, 'finished'));
@@ -400,21 +413,11 @@ describe('ChatController.sendMessage', () => {
     const { c, onToolCallDone } = chat(h.http);
     const sending = c.sendMessage('Hi');
     await until(() => ids(h, SEND) === 1);
-    const call = (toolCallId: string, toolName: string, status: string) => ({
-      sessionId: 'ses_1',
-      requestId: 'req_1',
-      toolCallId,
-      eventId: toolCallId,
-      toolName,
-      args: {},
-      status,
-      ...(status === 'done' ? { output: 'ok' } : {}),
-    });
     answer.push(
       runEv(1),
-      ev(2, 'tool_call', call('t1', 'still_running', 'isRunning')),
-      ev(3, 'tool_call', call('t2', 'quick_one', 'isRunning')),
-      ev(4, 'tool_call', call('t2', 'quick_one', 'done')),
+      ev(2, 'tool_call', toolCall('t1', 'still_running', 'isRunning')),
+      ev(3, 'tool_call', toolCall('t2', 'quick_one', 'isRunning')),
+      ev(4, 'tool_call', toolCall('t2', 'quick_one', 'done')),
       // A browser action that ends is not a server tool call.
       ev(5, 'action_call', {
         sessionId: 'ses_1',
@@ -435,27 +438,13 @@ describe('ChatController.sendMessage', () => {
     const h = scriptedHttp({
       [SEND]: () => sseResponse(answer.body, { 'x-request-id': 'req_1', 'x-run-id': 'run_1' }),
     });
-    const c = new ChatController({
-      sessionId: 'ses_1',
-      userDid: 'did:key:z6MkUser',
-      actions: new ActionRegistry(),
-      resolve: () => Promise.resolve({ http: h.http, wsUrl: undefined }),
-    });
-    c.join(() => ({ oracleDid: 'o', sessionId: 'ses_1', onPaymentRequiredError: () => undefined }));
+    const c = bare(h.http);
+    c.join(() => base);
     const sending = c.sendMessage('Hi');
     await until(() => ids(h, SEND) === 1);
     answer.push(
       runEv(1),
-      ev(2, 'tool_call', {
-        sessionId: 'ses_1',
-        requestId: 'req_1',
-        toolCallId: 't1',
-        eventId: 't1',
-        toolName: 'set_user_preferences',
-        args: {},
-        status: 'done',
-        output: 'ok',
-      }),
+      ev(2, 'tool_call', toolCall('t1', 'set_user_preferences', 'done')),
       text(3, 'Saved.'),
       done(4, 'finished'),
     );
@@ -848,11 +837,11 @@ describe('ChatController: history', () => {
     release();
   });
 
-  it('a refetch during a turn keeps the turn’s question and answer that history does not hold yet, once', async () => {
+  /** An attached chat whose history answers `history()`, streaming "Hel" in answer to "Hi". */
+  async function streamingHi(history: () => ReturnType<typeof dto>[]) {
     const answer = pipe();
-    const history = [dto('m1', 'ai', 'earlier')];
     const h = scriptedHttp({
-      [PAGE]: () => ({ messages: [...history], prevCursor: null, hasOlder: false }),
+      [PAGE]: () => ({ messages: history(), prevCursor: null, hasOlder: false }),
       [SEND]: () => sseResponse(answer.body, { 'x-request-id': 'req_1', 'x-run-id': 'run_1' }),
     });
     const { c, endpoints } = chat(h.http);
@@ -862,6 +851,12 @@ describe('ChatController: history', () => {
     await until(() => c.store.getMeta().status === 'streaming');
     answer.push(runEv(1), text(2, 'Hel'));
     await until(() => c.store.find('req_1')?.content === 'Hel');
+    return { c, answer, sending, release };
+  }
+
+  it('a refetch during a turn keeps the turn’s question and answer that history does not hold yet, once', async () => {
+    const history = [dto('m1', 'ai', 'earlier')];
+    const { c, answer, sending, release } = await streamingHi(() => [...history]);
     await c.refetchMessages();
     expect(c.store.getMessages().map((m) => [m.type, m.content])).toEqual([
       ['ai', 'earlier'],
@@ -916,18 +911,7 @@ describe('ChatController: history', () => {
   });
 
   it('a refetch during a turn that finds an empty history keeps the turn, with no error', async () => {
-    const answer = pipe();
-    const h = scriptedHttp({
-      [PAGE]: () => ({ messages: [], prevCursor: null, hasOlder: false }),
-      [SEND]: () => sseResponse(answer.body, { 'x-request-id': 'req_1', 'x-run-id': 'run_1' }),
-    });
-    const { c, endpoints } = chat(h.http);
-    const release = c.retain(endpoints);
-    await until(() => ids(h, CURRENT) === 1);
-    const sending = c.sendMessage('Hi');
-    await until(() => c.store.getMeta().status === 'streaming');
-    answer.push(runEv(1), text(2, 'Hel'));
-    await until(() => c.store.find('req_1')?.content === 'Hel');
+    const { c, answer, sending, release } = await streamingHi(() => []);
     await c.refetchMessages();
     expect(c.store.getMessages().map((m) => [m.type, m.content])).toEqual([
       ['human', 'Hi'],
@@ -1013,14 +997,7 @@ describe('ChatController: history', () => {
 
 describe('ChatController.join', () => {
   it('the first hook’s streaming mode sets the store’s; a hook that leaves no longer counts', () => {
-    const h = scriptedHttp();
-    const c = new ChatController({
-      sessionId: 'ses_1',
-      userDid: 'did:key:z6MkUser',
-      actions: new ActionRegistry(),
-      resolve: () => Promise.resolve({ http: h.http, wsUrl: undefined }),
-    });
-    const base = { oracleDid: 'o', sessionId: 'ses_1', onPaymentRequiredError: () => undefined };
+    const c = bare(scriptedHttp().http);
     const leave = c.join(() => ({ ...base, streamingMode: 'immediate' }));
     expect(c.store.mode).toBe('immediate');
     leave();
@@ -1030,14 +1007,7 @@ describe('ChatController.join', () => {
   });
 
   it('a hook that leaves twice takes only itself out; a later hook leaving leaves the first in charge', () => {
-    const h = scriptedHttp();
-    const c = new ChatController({
-      sessionId: 'ses_1',
-      userDid: 'did:key:z6MkUser',
-      actions: new ActionRegistry(),
-      resolve: () => Promise.resolve({ http: h.http, wsUrl: undefined }),
-    });
-    const base = { oracleDid: 'o', sessionId: 'ses_1', onPaymentRequiredError: () => undefined };
+    const c = bare(scriptedHttp().http);
     const leaveA = c.join(() => ({ ...base, streamingMode: 'batched' }));
     c.join(() => ({ ...base, streamingMode: 'immediate' }));
     leaveA();
