@@ -158,6 +158,22 @@ async function answerOf(sessionId: string, requestId: string) {
   return (await new MessageStore(db.kysely).all(sessionId)).find((x) => x.id === requestId);
 }
 
+/**
+ * Waits until each run's row is in the database. startRun answers before its run is recorded (the turn awaits the
+ * record), and a session's runs in flight are found in the database: an abort or a delete sent sooner finds none.
+ */
+async function recorded(...runIds: string[]): Promise<void> {
+  const store = new RunStore(db.kysely);
+  for (const runId of runIds) {
+    const row = await until(
+      () => store.get(runId),
+      (r) => r !== undefined,
+      10_000,
+    );
+    expect(row?.run_id).toBe(runId);
+  }
+}
+
 async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 3000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
@@ -224,7 +240,7 @@ describe('a turn stopped from outside', () => {
       throw new Error('cut off');
     });
     const a = await startTurn(failing.m);
-    await sleep(30);
+    await recorded(a.runId);
     expect(await failing.m.abortSession(a.sessionId)).toBe(true);
     expect((await follow(failing.m, a.runId)).at(-1)?.data).toEqual({
       status: 'aborted',
@@ -238,7 +254,7 @@ describe('a turn stopped from outside', () => {
       return { status: 'finished', text: 'done anyway', reasoning: '', toolCalls: [] };
     });
     const b = await startTurn(finishing.m);
-    await sleep(30);
+    await recorded(b.runId);
     await finishing.m.abortSession(b.sessionId);
     expect((await follow(finishing.m, b.runId)).at(-1)?.data).toEqual({ status: 'finished' });
     await finishing.m.close();
@@ -253,7 +269,7 @@ describe('a turn stopped from outside', () => {
       throw new Error('cut off');
     });
     const first = await startTurn(m);
-    await sleep(30);
+    await recorded(first.runId);
     await startTurn(m, 'again', first.sessionId);
     expect((await follow(m, first.runId)).at(-1)?.data).toEqual({ status: 'aborted', partialText: 'first' });
     await m.close();
@@ -270,7 +286,7 @@ describe('a turn stopped from outside', () => {
   it('its session deleted: no answer is kept, and `done` still goes out when the end cannot be recorded', async () => {
     const { m, runs, logs } = harness(writesUntilAborted('partial'));
     const { runId, sessionId, requestId } = await startTurn(m);
-    await sleep(30);
+    await recorded(runId);
     // The session's rows are going: the run's end violates a foreign key (a permanent error).
     runs.endError = sqlError('23503');
     await m.deleteSession(sessionId);
@@ -283,7 +299,7 @@ describe('a turn stopped from outside', () => {
   it('deleted with its end recorded: no answer kept either', async () => {
     const { m, runs } = harness(writesUntilAborted('partial'));
     const { runId, sessionId, requestId } = await startTurn(m);
-    await sleep(30);
+    await recorded(runId);
     await m.deleteSession(sessionId);
     expect((await runs.get(runId))?.status).toBe('aborted');
     expect(await answerOf(sessionId, requestId)).toBeUndefined();
@@ -293,7 +309,7 @@ describe('a turn stopped from outside', () => {
   it('an end that cannot be recorded for good (not a deleted session): logged, and no `done` is written', async () => {
     const { m, runs, log, logs } = harness(writesUntilAborted('partial'));
     const { runId, sessionId } = await startTurn(m);
-    await sleep(30);
+    await recorded(runId);
     runs.endError = sqlError('23503');
     await m.abortSession(sessionId);
     expect((await log.read(runId, 0)).map((r) => r.event)).toEqual(['run', 'message']);
@@ -307,7 +323,7 @@ describe('a turn stopped from outside', () => {
     const { m, runs } = harness(writesUntilAborted('x'), { exclusiveDatabase: true });
     const a = await startTurn(m);
     const b = await startTurn(m);
-    await sleep(30);
+    await recorded(a.runId, b.runId);
     expect(await m.abortSession(a.sessionId)).toBe(true);
     expect(await m.abortSession(await newSession())).toBe(false);
     expect((await runs.get(a.runId))?.status).toBe('aborted');
@@ -318,6 +334,7 @@ describe('a turn stopped from outside', () => {
   it('an abort on the bus for a run this instance does not hold changes nothing here', async () => {
     const { m, bus, runs } = harness(writesUntilAborted('x'));
     const { runId } = await startTurn(m);
+    await recorded(runId);
     await bus.publish({ type: 'abort', runId: 'run_elsewhere', reason: 'aborted' });
     await sleep(30);
     expect((await runs.get(runId))?.status).toBe('running');
@@ -396,7 +413,7 @@ describe('another instance holds the run', () => {
     );
     const other = harness(() => Promise.reject(new Error('not used')), { bus });
     const { runId, sessionId } = await startTurn(holder.m);
-    await sleep(50);
+    await recorded(runId);
     const started = Date.now();
     expect(await other.m.abortSession(sessionId)).toBe(true);
     const took = Date.now() - started;
