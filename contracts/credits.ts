@@ -24,6 +24,13 @@ export const CreditsAccount = z.object({
   outstandingClaims: z.array(z.string()),
   /** Where `useContractOracle` sends a payment, and how many credits one unit of `denom` buys. */
   payTo: z.object({ address: z.string(), denom: z.string(), creditsPerUnit: z.number().min(0) }),
+  /**
+   * The caller's payment reference, the same on every call: the memo of a paying transaction must contain it.
+   * It binds a payment to its payer, so that nobody else can report it: a `did:key` user is credited only for a
+   * transaction whose memo contains it; a `did:ixo:<address>` user for one sent from that address or whose memo
+   * contains it.
+   */
+  paymentMemo: z.string(),
 });
 export type CreditsAccount = z.infer<typeof CreditsAccount>;
 
@@ -55,11 +62,13 @@ export const creditsContract = c.router(
       summary: 'Verifies a payment on chain, then credits the balance and settles the outstanding claims',
       description:
         'The oracle looks the transaction up on the chain node (cosmos.tx.v1beta1.Service/GetTx) and credits only ' +
-        "a successful one (code 0) whose bank sends to `payTo.address` in `payTo.denom` (from the caller's " +
-        "account when the caller's DID is `did:ixo:<address>`) add up to at least `amount`; it credits what " +
-        'the transaction sent. Unknown to the node (maybe still pending: retry shortly): 404 ' +
-        '`payment_not_found`. Failed on chain: 422 `payment_failed`. Wrong recipient, denom, amount or sender: ' +
-        '422 `payment_mismatch` with `mismatch` naming what differs. The same txHash again credits nothing: ' +
+        'a successful one (code 0) that is bound to the caller and whose bank sends to `payTo.address` in ' +
+        '`payTo.denom` add up to at least `amount`; it credits what the transaction sent. Bound to the caller: ' +
+        "its memo contains the caller's `paymentMemo` (from `GET /credits` or the 402 body), or, for a caller " +
+        "whose DID is `did:ixo:<address>`, it is sent from that address (then only the sends from it count). " +
+        'Unknown to the node (maybe still pending: retry shortly): 404 `payment_not_found`. Failed on chain: ' +
+        '422 `payment_failed`. Not bound to the caller (`memo`, or `sender` for a did:ixo caller), or a wrong ' +
+        'recipient, denom or amount: 422 `payment_mismatch` with `mismatch` naming what differs. The same txHash again credits nothing: ' +
         'the first answer again for the same user, 409 `payment_conflict` for anyone else. Every refusal ' +
         'writes nothing.',
       metadata: ucan,

@@ -43,6 +43,8 @@ export const ORACLE_ERROR_CODES = [
   'auth_expired',
   /** A token is not valid yet (`nbf` in the future). */
   'auth_not_yet_valid',
+  /** A token never expires, or expires later than this oracle's maximum lifetime for its kind allows (mint a shorter one). */
+  'auth_lifetime_too_long',
   /** A token grants another capability than the one this route needs. */
   'auth_wrong_capability',
   /** The invocation and the delegation have different issuers. */
@@ -73,6 +75,8 @@ export const ORACLE_ERROR_CODES = [
   'payment_mismatch',
   /** The transaction was already reported by another user: it credits nothing more. */
   'payment_conflict',
+  /** The caller (or, when adding a member, the user added) is at a per-user quota: `quota` names it and its limit. */
+  'quota_exceeded',
 ] as const;
 
 export type OracleErrorCode = (typeof ORACLE_ERROR_CODES)[number];
@@ -110,10 +114,22 @@ export const OracleError = z
     requestId: z.string().optional(),
     /** Ids of the unpaid usage claims (402 only). */
     outstandingClaims: z.array(z.string()).optional(),
+    /**
+     * The caller's payment reference (402 only): put it in the memo of the transaction that pays, so that only
+     * the caller can report it (see `GET /credits`).
+     */
+    paymentMemo: z.string().optional(),
     /** Seconds until a refused request may succeed (429 only; the `Retry-After` header says the same). */
     retryAfter: z.number().int().min(0).optional(),
+    /** The quota that refused the request and its limit (403 `quota_exceeded` only). */
+    quota: z
+      .object({
+        name: z.enum(['sessions', 'rooms_owned', 'rooms_joined', 'room_members', 'memories']),
+        limit: z.number().int().min(0),
+      })
+      .optional(),
     /** What a reported payment got wrong (422 `payment_mismatch` only). */
-    mismatch: z.array(z.enum(['recipient', 'denom', 'amount', 'sender'])).optional(),
+    mismatch: z.array(z.enum(['recipient', 'denom', 'amount', 'sender', 'memo'])).optional(),
   })
   .strict();
 

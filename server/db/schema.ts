@@ -159,6 +159,8 @@ export interface CreditAccountsTable {
   oracle_did: string;
   user_did: string;
   balance: Numeric;
+  /** The account's payment reference: a paying transaction's memo contains it (migration 0008). */
+  payment_memo: string;
   updated_at: Generated<Date>;
 }
 

@@ -115,9 +115,11 @@ describe('credits plugin (ORACLE_FEATURES=credits)', () => {
     await api.call('POST', `/messages/${session.sessionId}`, { message: 'b' });
     const refused = await api.call('POST', `/messages/${session.sessionId}`, { message: 'c' });
     const claims = refused.body.outstandingClaims as string[];
-    const tx = await broadcastSends(app.ctx.chainGrpcUrl, [
-      { from: 'ixo1payer', to: FIXTURE_PAY_TO_ADDRESS, amount: [{ denom: 'uixo', amount: '5000' }] },
-    ]);
+    const tx = await broadcastSends(
+      app.ctx.chainGrpcUrl,
+      [{ from: 'ixo1payer', to: FIXTURE_PAY_TO_ADDRESS, amount: [{ denom: 'uixo', amount: '5000' }] }],
+      refused.body.paymentMemo as string,
+    );
     expect(tx.code).toBe(0);
     const payment = { txHash: tx.txhash, amount: { denom: 'uixo', amount: '5000' } };
     const paid = await api.call('POST', '/credits/payments', payment);

@@ -15,6 +15,8 @@ import {
 const PAY_TO = 'ixo1payto0000000000000000000000000000000';
 const CALLER = 'ixo1caller000000000000000000000000000000';
 const OTHER = 'ixo1other0000000000000000000000000000000';
+/** The caller's payment reference; the transactions built here carry it unless a test says otherwise. */
+const REF = 'pay_0123456789abcdef0123456789abcdef';
 
 interface Send {
   from?: string;
@@ -26,6 +28,7 @@ function tx(
   sends: (Send | { typeUrl: string; value: Uint8Array })[],
   code = 0,
   codespace = '',
+  memo = REF,
 ): GetTxResponse {
   const messages = sends.map((s) =>
     'typeUrl' in s
@@ -42,7 +45,7 @@ function tx(
         },
   );
   return GetTxResponse.fromPartial({
-    tx: { body: { messages } },
+    tx: { body: { messages, memo } },
     tx_response: { code, codespace, height: '42' },
   });
 }
@@ -52,6 +55,7 @@ const expected = (reported: [string, string], sender?: string): ExpectedPayment 
   denom: 'uixo',
   reported: { amount: reported[0], denom: reported[1] },
   sender,
+  memo: REF,
 });
 
 function refusal(fn: () => unknown): { status: number; code: string; message: string; mismatch?: unknown } {
@@ -222,11 +226,12 @@ describe('verifyPayment', () => {
     });
   });
 
-  it('a caller whose DID names an account: only its own sends count', () => {
-    const found = tx([
+  it('a caller whose DID names an account, without their reference in the memo: only its own sends count', () => {
+    const sends = [
       { from: OTHER, coins: [['1000', 'uixo']] },
       { from: CALLER, coins: [['10', 'uixo']] },
-    ]);
+    ] satisfies Send[];
+    const found = tx(sends, 0, '', '');
     expect(verifyPayment(found, expected(['10', 'uixo'], CALLER))).toEqual({
       paid: 10n,
       from: CALLER,
@@ -235,27 +240,74 @@ describe('verifyPayment', () => {
     expect(refusal(() => verifyPayment(found, expected(['11', 'uixo'], CALLER))).message).toBe(
       'The transaction does not pay what was reported: it sends 10 uixo, less than the 11 reported.',
     );
-    // Without a sender to hold to, the first send's sender is reported and every send counts.
-    expect(verifyPayment(found, expected(['1010', 'uixo']))).toEqual({
+    // Bound by the memo, with no account to hold to, the first send's sender is reported and every send counts.
+    expect(verifyPayment(tx(sends), expected(['1010', 'uixo']))).toEqual({
       paid: 1010n,
       from: OTHER,
       height: '42',
     });
   });
 
-  it('a caller whose account sent nothing to payTo: a sender mismatch, with the denom one when it applies', () => {
-    const fromOther = tx([{ from: OTHER, coins: [['1000', 'uixo']] }]);
+  it('a caller whose account sent nothing to payTo, without their reference: a sender mismatch, with the denom one when it applies', () => {
+    const fromOther = tx([{ from: OTHER, coins: [['1000', 'uixo']] }], 0, '', '');
     expect(refusal(() => verifyPayment(fromOther, expected(['10', 'uixo'], CALLER)))).toEqual({
       status: 422,
       code: 'payment_mismatch',
-      message: `The transaction does not pay what was reported: it is not sent from your account ${CALLER}.`,
+      message: `The transaction does not pay what was reported: it is not sent from your account ${CALLER} and its memo does not contain your payment reference ${REF}.`,
       mismatch: ['sender'],
     });
-    const fromOtherInAtom = tx([{ from: OTHER, coins: [['1000', 'uatom']] }]);
+    const fromOtherInAtom = tx([{ from: OTHER, coins: [['1000', 'uatom']] }], 0, '', 'pay_someone');
     expect(refusal(() => verifyPayment(fromOtherInAtom, expected(['10', 'uixo'], CALLER)))).toMatchObject({
-      message: `The transaction does not pay what was reported: it is not sent from your account ${CALLER}; it sends nothing in uixo.`,
+      message: `The transaction does not pay what was reported: it is not sent from your account ${CALLER} and its memo does not contain your payment reference ${REF}; it sends nothing in uixo.`,
       mismatch: ['sender', 'denom'],
     });
+  });
+
+  it('a caller whose DID names an account: their reference in the memo binds a payment sent from elsewhere, and every send to payTo counts', () => {
+    const found = tx([
+      { from: OTHER, coins: [['1000', 'uixo']] },
+      { from: CALLER, coins: [['10', 'uixo']] },
+    ]);
+    expect(verifyPayment(found, expected(['1010', 'uixo'], CALLER))).toEqual({
+      paid: 1010n,
+      from: OTHER,
+      height: '42',
+    });
+    // Without the reference only the caller's own send counts.
+    const noMemo = tx(
+      [
+        { from: OTHER, coins: [['1000', 'uixo']] },
+        { from: CALLER, coins: [['10', 'uixo']] },
+      ],
+      0,
+      '',
+      '',
+    );
+    expect(verifyPayment(noMemo, expected(['10', 'uixo'], CALLER)).paid).toBe(10n);
+  });
+
+  // Issue 36, finding 1: a did:key user names no account, so before the reference anyone's public payment to
+  // payTo was credited to whoever reported it first.
+  it('a caller whose DID names no account: only a transaction whose memo contains their reference is theirs', () => {
+    const someoneElses = tx(
+      [{ from: OTHER, coins: [['1000', 'uixo']] }],
+      0,
+      '',
+      'pay_ffffffffffffffffffffffffffffffff',
+    );
+    expect(refusal(() => verifyPayment(someoneElses, expected(['1000', 'uixo'])))).toEqual({
+      status: 422,
+      code: 'payment_mismatch',
+      message: `The transaction does not pay what was reported: its memo does not contain your payment reference ${REF}.`,
+      mismatch: ['memo'],
+    });
+    expect(
+      refusal(() => verifyPayment(tx([{ coins: [['1000', 'uixo']] }], 0, '', ''), expected(['1000', 'uixo'])))
+        .mismatch,
+    ).toEqual(['memo']);
+    // The reference anywhere in the memo binds it (a wallet or an app may add words of its own).
+    const withWords = tx([{ from: OTHER, coins: [['1000', 'uixo']] }], 0, '', `subscription ${REF} (June)`);
+    expect(verifyPayment(withWords, expected(['1000', 'uixo'])).paid).toBe(1000n);
   });
 
   it('a report in another denom is named beside any other problem', () => {

@@ -85,8 +85,9 @@ describe('plugins and capability tokens: the SDK against the real service', () =
           },
         },
       ],
-      undefined,
+      account.paymentMemo,
     );
+    expect(account.paymentMemo).toMatch(/^pay_[0-9a-f]{32}$/);
     const { transactionHash } = await (transactSignX.mock.results[0]?.value as Promise<{
       transactionHash: string;
     }>);

@@ -18,6 +18,10 @@ export interface ContractOracleArgs {
   oracleDid: string;
   /** Amount to pay, an integer string (or number) in the smallest unit of the oracle's `payTo.denom`. */
   amount: string | number;
+  /**
+   * Words of the app's own for the transaction's memo. The oracle's payment reference for the user (its
+   * `paymentMemo`) always comes first: without it a payment is not credited to a `did:key` user.
+   */
   memo?: string;
   overrides?: OracleOverrides;
 }
@@ -52,7 +56,8 @@ export function txHashOf(result: unknown): string | undefined {
 
 /**
  * Pays to contract (subscribe to) an oracle (spec C5): reads where to pay (`GET /credits`), signs a bank
- * `MsgSend` from the wallet to the oracle's `payTo.address` with the provider's `transactSignX`, then reports
+ * `MsgSend` from the wallet to the oracle's `payTo.address` with the provider's `transactSignX` (its memo carries
+ * the user's payment reference, `paymentMemo`, so that only this user can report the payment), then reports
  * the transaction (`POST /credits/payments`), which credits the balance and settles outstanding claims. A
  * TanStack mutation: `isContracting` while it runs, `error` when it failed. The oracle's config is waited
  * for when it is still resolving; `overrides` as in `useOraclesConfig`.
@@ -80,7 +85,9 @@ export function useContractOracle(): UseContractOracleResult {
           typeUrl: '/cosmos.bank.v1beta1.MsgSend',
           value: { fromAddress: ctx.wallet.address, toAddress: account.payTo.address, amount: [coin] },
         };
-        const txHash = txHashOf(await ctx.transactSignX([msg], memo));
+        // The reference binds the payment to this user: nobody else can report it (the oracle checks the memo).
+        const txMemo = memo ? `${account.paymentMemo} ${memo}` : account.paymentMemo;
+        const txHash = txHashOf(await ctx.transactSignX([msg], txMemo));
         if (!txHash) throw new Error('transactSignX returned no transaction hash');
         const paid = await http.call(creditsContract.pay, { body: { txHash, amount: coin } });
         return { txHash, ...paid };

@@ -123,6 +123,7 @@ export function createMockState(options: OracleMockOptions): MockState {
       price: { amount: 1, denom: 'credits', per: 'turn' },
       outstandingClaims: [],
       payTo: { address: 'ixo1mockoraclepayto', denom: 'uixo', creditsPerUnit: 0.001 },
+      paymentMemo: 'pay_00000000000000000000000000000000',
       ...options.credits,
     },
     sessions,

@@ -144,7 +144,7 @@ describe('useOracleSessions', () => {
 });
 
 describe('useContractOracle', () => {
-  it('pays payTo through transactSignX with a bank MsgSend, then reports the tx hash', async () => {
+  it('pays payTo through transactSignX with a bank MsgSend whose memo carries the payment reference, then reports the tx hash', async () => {
     const oracle = mockOracle({ paymentRequired: ['claim-9'] });
     const transactSignX = vi.fn(() => Promise.resolve({ txHash: 'A1B2C3D4E5F60718' }));
     const { result } = renderHook(() => useContractOracle(), {
@@ -169,7 +169,8 @@ describe('useContractOracle', () => {
           },
         },
       ],
-      'credits',
+      // The oracle's payment reference for the user first (it binds the payment to them), then the app's words.
+      'pay_00000000000000000000000000000000 credits',
     );
     expect(oracle.control.requests.at(-1)).toMatchObject({
       method: 'POST',

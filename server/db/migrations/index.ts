@@ -7,6 +7,7 @@ import * as m0004 from '../../oracle/plugins/user-preferences/migration.js';
 import * as m0005 from '../../oracle/plugins/memory/migration.js';
 import * as m0006 from '../../oracle/plugins/credits/migration.js';
 import * as m0007 from './0007-rooms-and-payments.js';
+import * as m0008 from './0008-payment-memos.js';
 
 /**
  * Every migration, in order. Static imports (not a folder scan) so the list is checked by the compiler and
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0005-memory': m0005,
   '0006-credits': m0006,
   '0007-rooms-and-payments': m0007,
+  '0008-payment-memos': m0008,
 };

@@ -102,6 +102,7 @@ export function messageHandlers(state: MockState): HttpHandler[] {
       if (state.paymentRequired)
         return errorBody(402, 'payment_required', 'Your credits do not cover this turn.', {
           outstandingClaims: state.paymentRequired,
+          paymentMemo: state.credits.paymentMemo,
         });
       // One stream per session: a new message ends the previous turn.
       const previous = latestRun(state, sessionId);

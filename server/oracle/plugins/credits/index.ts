@@ -30,8 +30,9 @@ export const FIXTURE_PAY_TO_ADDRESS = 'ixo1oracleadmin7d1e3c9a2bqqqqqqqqqqqqqqqq
  * turn, streamed or not, before it starts. An empty balance answers 402 `{code: 'payment_required', message,
  * outstandingClaims}` (for a streamed request too, before any stream). `GET /credits` shows the account;
  * `POST /credits/payments` looks the transaction made through the SDK's `transactSignX` up on the chain node
- * (GetTx) and credits only a successful one that sends at least the reported amount, in CREDITS_DENOM, to
- * `payTo` (from the caller's account when the caller's DID names one), once per transaction.
+ * (GetTx) and credits only a successful one that is bound to the caller (its memo contains the caller's
+ * `paymentMemo`, or it is sent from the account the caller's DID names) and sends at least the reported amount,
+ * in CREDITS_DENOM, to `payTo`, once per transaction.
  */
 export function creditsPlugin(): OraclePlugin {
   let ledger: CreditsLedger | undefined;
@@ -66,7 +67,7 @@ export function creditsPlugin(): OraclePlugin {
             402,
             'payment_required',
             `Your credits do not cover this turn (${price.amount} credits). Pay to continue.`,
-            { outstandingClaims: result.claims },
+            { outstandingClaims: result.claims, paymentMemo: result.paymentMemo },
           );
         }
       },
@@ -86,11 +87,11 @@ export function creditsPlugin(): OraclePlugin {
             s.router(creditsContract, {
               account: async ({ res }) => {
                 const userDid = userOf(res.locals);
-                const [balance, outstandingClaims] = await Promise.all([
-                  ledgerOf().balance(userDid),
+                const [{ balance, paymentMemo }, outstandingClaims] = await Promise.all([
+                  ledgerOf().account(userDid),
                   ledgerOf().outstanding(userDid),
                 ]);
-                return { status: 200, body: { balance, price, outstandingClaims, payTo } };
+                return { status: 200, body: { balance, price, outstandingClaims, payTo, paymentMemo } };
               },
               pay: async ({ body, res }) => {
                 const userDid = userOf(res.locals);
@@ -131,6 +132,7 @@ export function creditsPlugin(): OraclePlugin {
                     denom: payTo.denom,
                     reported: body.amount,
                     sender: accountOfDid(userDid),
+                    memo: (await ledgerOf().account(userDid)).paymentMemo,
                   });
                   const result = await ledgerOf().pay(userDid, {
                     txHash,

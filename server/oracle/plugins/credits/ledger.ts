@@ -1,6 +1,14 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../db/schema.js';
+
+/**
+ * A new payment reference: `pay_` and 32 hex digits (128 random bits), short enough for any wallet's memo field
+ * (the chain allows 256 characters) and unguessable, so no one can bind their payment to another user.
+ */
+export function newPaymentMemo(): string {
+  return `pay_${randomBytes(16).toString('hex')}`;
+}
 
 /** A payment whose transaction another user reported first. */
 export class PaymentConflictError extends Error {
@@ -21,7 +29,12 @@ export class CreditsLedger {
   private async ensureAccount(db: Kysely<Database>, userDid: string): Promise<void> {
     await db
       .insertInto('credit_accounts')
-      .values({ oracle_did: this.oracleDid, user_did: userDid, balance: this.initialBalance })
+      .values({
+        oracle_did: this.oracleDid,
+        user_did: userDid,
+        balance: this.initialBalance,
+        payment_memo: newPaymentMemo(),
+      })
       .onConflict((oc) => oc.columns(['oracle_did', 'user_did']).doNothing())
       .execute();
   }
@@ -29,12 +42,13 @@ export class CreditsLedger {
   /**
    * Debits `price` when the balance covers it (one statement: concurrent turns never overdraw) and answers
    * the new balance; otherwise records an outstanding claim for the turn (one at a time: a user who keeps
-   * trying does not pile up claims) and answers the ids of every outstanding claim.
+   * trying does not pile up claims) and answers the ids of every outstanding claim and the user's payment
+   * reference.
    */
   async debit(
     userDid: string,
     price: number,
-  ): Promise<{ ok: true; balance: number } | { ok: false; claims: string[] }> {
+  ): Promise<{ ok: true; balance: number } | { ok: false; claims: string[]; paymentMemo: string }> {
     await this.ensureAccount(this.db, userDid);
     const debited = await this.db
       .updateTable('credit_accounts')
@@ -59,7 +73,7 @@ export class CreditsLedger {
         .execute();
       claims = await this.outstanding(userDid);
     }
-    return { ok: false, claims };
+    return { ok: false, claims, paymentMemo: (await this.account(userDid)).paymentMemo };
   }
 
   async outstanding(userDid: string): Promise<string[]> {
@@ -75,14 +89,19 @@ export class CreditsLedger {
   }
 
   async balance(userDid: string): Promise<number> {
+    return (await this.account(userDid)).balance;
+  }
+
+  /** The user's balance and payment reference (the account is made, with a new reference, on first use). */
+  async account(userDid: string): Promise<{ balance: number; paymentMemo: string }> {
     await this.ensureAccount(this.db, userDid);
     const row = await this.db
       .selectFrom('credit_accounts')
-      .select('balance')
+      .select(['balance', 'payment_memo'])
       .where('oracle_did', '=', this.oracleDid)
       .where('user_did', '=', userDid)
       .executeTakeFirstOrThrow();
-    return Number(row.balance);
+    return { balance: Number(row.balance), paymentMemo: row.payment_memo };
   }
 
   /**

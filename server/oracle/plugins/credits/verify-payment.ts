@@ -5,7 +5,10 @@ import { OracleHttpError } from '../../http/oracle-error.js';
 /** Type URL of a bank send, the message a payment is. */
 const MSG_SEND = '/cosmos.bank.v1beta1.MsgSend';
 
-/** What a payment must be: to this account, in this denom, at least this amount (and from `sender` when set). */
+/**
+ * What a payment must be: bound to the caller (its memo contains `memo`, or it is sent from `sender` when set),
+ * to this account, in this denom, at least this amount.
+ */
 export interface ExpectedPayment {
   payTo: string;
   denom: string;
@@ -13,6 +16,8 @@ export interface ExpectedPayment {
   reported: { denom: string; amount: string };
   /** The account the caller's DID names (did:ixo:<address>), when it names one. */
   sender: string | undefined;
+  /** The caller's payment reference (`paymentMemo`). */
+  memo: string;
 }
 
 /** A payment the chain confirmed. */
@@ -30,10 +35,15 @@ export function accountOfDid(did: string): string | undefined {
 }
 
 /**
- * Checks a transaction the chain returned against a reported payment: it succeeded (code 0), and its bank sends
- * to `payTo` in `denom` (from the caller's account when the caller's DID names one) add up to at least the
- * reported amount. Throws the refusal otherwise: 422 `payment_failed`, or 422 `payment_mismatch` with
- * `mismatch` naming what differs (`recipient`, `denom`, `amount`, `sender`).
+ * Checks a transaction the chain returned against a reported payment: it succeeded (code 0); it is the caller's
+ * (its memo contains the caller's payment reference, or the caller's DID names an account and the transaction
+ * sends from it); and its bank sends to `payTo` in `denom` add up to at least the reported amount (only the sends
+ * from the caller's account count when only the sender binds it). Throws the refusal otherwise: 422
+ * `payment_failed`, or 422 `payment_mismatch` with `mismatch` naming what differs (`recipient`, `denom`,
+ * `amount`, and `memo` for a caller with no account or `sender` for one with an account).
+ *
+ * Without the binding, whoever reported a public transaction first would be credited for it (issue 36): a
+ * transaction on chain is public, and a did:key user names no account to compare its sender with.
  */
 export function verifyPayment(found: GetTxResponse, expected: ExpectedPayment): VerifiedPayment {
   const result = found.tx_response;
@@ -57,7 +67,12 @@ export function verifyPayment(found: GetTxResponse, expected: ExpectedPayment): 
     }
   }
   const toPayTo = sends.filter((s) => s.to_address === expected.payTo);
-  const fromCaller = expected.sender ? toPayTo.filter((s) => s.from_address === expected.sender) : toPayTo;
+  const memoIsCallers = found.tx.body.memo.includes(expected.memo);
+  const fromCallersAccount = expected.sender
+    ? toPayTo.filter((s) => s.from_address === expected.sender)
+    : [];
+  // The memo binds the whole transaction to the caller; the sender binds only the sends from the caller.
+  const fromCaller = memoIsCallers ? toPayTo : fromCallersAccount;
   const inDenom = (list: MsgSend[]): bigint =>
     list
       .flatMap((s) => s.amount)
@@ -66,12 +81,19 @@ export function verifyPayment(found: GetTxResponse, expected: ExpectedPayment): 
   const paid = inDenom(fromCaller);
   const reported = BigInt(expected.reported.amount);
 
-  const problems: { what: 'recipient' | 'denom' | 'amount' | 'sender'; says: string }[] = [];
+  const problems: { what: 'recipient' | 'denom' | 'amount' | 'sender' | 'memo'; says: string }[] = [];
   if (toPayTo.length === 0) {
     problems.push({ what: 'recipient', says: `it sends nothing to ${expected.payTo}` });
   } else {
-    if (expected.sender && fromCaller.length === 0) {
-      problems.push({ what: 'sender', says: `it is not sent from your account ${expected.sender}` });
+    if (fromCaller.length === 0) {
+      problems.push(
+        expected.sender
+          ? {
+              what: 'sender',
+              says: `it is not sent from your account ${expected.sender} and its memo does not contain your payment reference ${expected.memo}`,
+            }
+          : { what: 'memo', says: `its memo does not contain your payment reference ${expected.memo}` },
+      );
     }
     if (inDenom(toPayTo) === 0n) {
       problems.push({ what: 'denom', says: `it sends nothing in ${expected.denom}` });
