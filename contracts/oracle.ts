@@ -211,6 +211,21 @@ export type AgActionSpec = z.infer<typeof AgActionSpec>;
  */
 export const MESSAGE_MAX_LENGTH = 20_000;
 
+/**
+ * Whether `name` is an IANA time zone name the runtime knows (`Africa/Nairobi`, `UTC`, `America/Argentina/Salta`,
+ * or an alias such as `Asia/Calcutta`): area and location words of letters, digits, `_`, `+` and `-` joined by
+ * `/`, and accepted by `Intl.DateTimeFormat`. An offset (`+03:00`), a newline or any other text is not.
+ */
+export function isTimeZone(name: string): boolean {
+  if (name.length > 64 || !/^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+){0,3}$/.test(name)) return false;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Body of `POST /messages/:sessionId`. */
 export const SendMessageBody = z.object({
   /** At most ORACLE_MESSAGE_MAX_CHARS characters (default {@link MESSAGE_MAX_LENGTH}); longer: 413. */
@@ -224,8 +239,12 @@ export const SendMessageBody = z.object({
   attachments: z.array(Attachment).max(10).optional(),
   tools: z.array(BrowserToolSpec).max(64).optional(),
   agActions: z.array(AgActionSpec).max(64).optional(),
-  /** IANA time zone of the user, e.g. `Europe/Berlin`. */
-  timezone: z.string().max(64).optional(),
+  /** IANA time zone name of the user, e.g. `Europe/Berlin` or `UTC` (anything else: 400 `bad_request`). */
+  timezone: z
+    .string()
+    .max(64)
+    .refine(isTimeZone, 'timezone must be an IANA time zone name such as Europe/Berlin or UTC')
+    .optional(),
   homeServer: z.string().max(255).optional(),
   mcpInvocations: z.record(z.string()).optional(),
 });

@@ -7,6 +7,8 @@
  * It also reads the preferences the prompt carries, so its answers follow them.
  */
 
+import { unfence } from '../runtime/prompt-fence.js';
+
 /** Language names the scripted model understands, with their BCP 47 tags. */
 const LANGUAGES: Record<string, string> = {
   kiswahili: 'sw',
@@ -70,8 +72,10 @@ export interface PromptPreferences {
 
 export function preferencesInPrompt(system: string): PromptPreferences {
   const section = /## User Preferences\n([\s\S]*?)(?:\n## |$)/.exec(system)?.[1] ?? '';
-  const read = (label: string): string | undefined =>
-    new RegExp(`^- ${label}: (.+)$`, 'm').exec(section)?.[1]?.trim();
+  const read = (label: string): string | undefined => {
+    const value = new RegExp(`^- ${label}: (.+)$`, 'm').exec(section)?.[1]?.trim();
+    return value === undefined ? undefined : unfence(value);
+  };
   const out: PromptPreferences = {};
   const language = read('Reply language');
   if (language) out.language = language;

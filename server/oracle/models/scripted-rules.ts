@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { unfence } from '../runtime/prompt-fence.js';
 import type { ModelMessage, ModelTool, ModelToolCall } from './model.js';
 import {
   greeting,
@@ -89,7 +90,9 @@ function readTurn(messages: ModelMessage[], tools: ModelTool[]): Turn {
     .flatMap((m) => (m.role === 'tool' ? [{ name: m.name, content: m.content }] : []));
   return {
     message: user?.role === 'user' ? user.content : '',
-    agentName: /^You are (.+?)(?:[,.]|$)/m.exec(system)?.[1]?.trim() ?? 'the oracle',
+    agentName: unfence(
+      /^You are (<user-text>.*?<\/user-text>|.+?)(?:[,.]|$)/m.exec(system)?.[1]?.trim() ?? 'the oracle',
+    ),
     preferences: preferencesInPrompt(system),
     tools,
     results,

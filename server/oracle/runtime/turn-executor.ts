@@ -61,7 +61,7 @@ export function createTurnExecutor(deps: TurnExecutorDeps): RunExecutor {
       const section = plugin.promptSection?.(state, pluginContext);
       if (section) sections.push(section);
     }
-    const agentName = typeof state['agentName'] === 'string' ? state['agentName'] : identity.name;
+    const userAgentName = typeof state['agentName'] === 'string' ? state['agentName'] : undefined;
     return runTurn(
       {
         sessionId: row.session_id,
@@ -73,7 +73,8 @@ export function createTurnExecutor(deps: TurnExecutorDeps): RunExecutor {
         request,
         history,
         systemPrompt: compileSystemPrompt({
-          agentName,
+          agentName: identity.name,
+          userAgentName,
           now: new Date(),
           timezone: request.timezone,
           sections,
