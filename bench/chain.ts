@@ -120,6 +120,9 @@ async function startGateway(
     CHAIN_GRPC_URL: chainGrpcUrl,
     PIN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     ORACLE_SIGNING_KEY: ed25519.format(await ed25519.generate()),
+    // Production wants these for the USSD part and the oracle (issue 36); the bench asks neither.
+    USSD_AGGREGATOR_AUTH: 'network',
+    ORACLE_CORS_ORIGINS: 'https://app.example.org',
   };
   if (process.env['LOG_LEVEL']) env['LOG_LEVEL'] = process.env['LOG_LEVEL'];
   const profile = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];

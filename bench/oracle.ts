@@ -141,6 +141,7 @@ async function runOracle(): Promise<void> {
     DATABASE_URL: 'postgres://unused.invalid/bench', // production config wants one; the db is handed in
     CHAIN_GRPC_URL: 'fixture', // did:key users only; production asks for the fixture node by name
     ORACLE_SIGNING_KEY: ed25519.format(await ed25519.generate()),
+    ORACLE_CORS_ORIGINS: 'https://app.example.org', // production refuses `*`
     SCRIPTED_MODEL_DELAY_MS: String(paceOf()),
     // Idle turns wait for their tab for the whole idle phase.
     ORACLE_TOOL_TIMEOUT_MS: '600000',

@@ -100,6 +100,8 @@ async function runGatewayWithoutDb(): Promise<void> {
     DATABASE_URL: 'postgres://unused.invalid/bench',
     PIN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     USSD_RATE_LIMIT_PER_MINUTE: '1000000000',
+    // The load comes from loopback, as over an aggregator's private link (README "Behind an aggregator").
+    USSD_AGGREGATOR_AUTH: 'network',
   });
   const db = await openDb({ kind: 'pglite' }); // for /health only; the engine double never queries it
   const server = await startServer(config, {
@@ -145,6 +147,9 @@ async function startGateway(
     ORACLE_SIGNING_KEY: ed25519.format(await ed25519.generate()),
     USSD_RATE_LIMIT_PER_MINUTE: '1000000000',
     USSD_SESSION_TTL_SECONDS: '60',
+    // Production wants these (issue 36); the load comes from loopback, as over an aggregator's private link.
+    USSD_AGGREGATOR_AUTH: 'network',
+    ORACLE_CORS_ORIGINS: 'https://app.example.org',
   };
   if (role === 'gateway-redis' || (role === 'against' && AGAINST_REDIS)) env['REDIS_URL'] = REDIS_URL;
   if (process.env['LOG_LEVEL']) env['LOG_LEVEL'] = process.env['LOG_LEVEL'];

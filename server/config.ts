@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { isPlaceholder, SECRET_MIN_LENGTH, weakSecretReason } from './weak-secret.js';
 
 /** The parts of the service this build can serve: spec parts A, B, and C's agent service (with D's plugins). */
 export const PART_NAMES = ['ussd', 'chain', 'oracle'] as const;
@@ -176,6 +177,41 @@ export const EnvSchema = z.object({
         .refine(isAddressOrCidr, 'an IPv4 or IPv6 address, or a CIDR like 196.201.214.0/24 or 2001:db8::/32'),
     ),
   ),
+  /**
+   * Who may call `POST /api/ussd`: the aggregator's addresses or CIDRs (the client address as
+   * TRUST_PROXY_ENABLED works it out); every other address is answered 403. Unset: any address.
+   */
+  USSD_AGGREGATOR_ALLOWLIST: list.pipe(
+    z.array(
+      z
+        .string()
+        .refine(isAddressOrCidr, 'an IPv4 or IPv6 address, or a CIDR like 196.201.214.0/24 or 2001:db8::/32'),
+    ),
+  ),
+  /**
+   * A secret the aggregator sends with every `POST /api/ussd`, as the password of HTTP basic auth (the
+   * callback URL `https://ussd:<secret>@host/api/ussd`) or as `Authorization: Bearer <secret>`; without it
+   * 401. Production: at least 24 characters, not a placeholder.
+   */
+  USSD_AGGREGATOR_SECRET: optionalSecret,
+  /**
+   * `network`: the network lets only the aggregator reach `POST /api/ussd` (a private link, a firewall, the
+   * proxy's allow list), which production then accepts in place of an allowlist or a secret.
+   */
+  USSD_AGGREGATOR_AUTH: z
+    .string()
+    .optional()
+    .transform((v, ctx): 'network' | undefined => {
+      const value = (v ?? '').trim();
+      if (value === '') return undefined;
+      if (value === 'network') return value;
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        message: `network (the network lets only the aggregator reach POST /api/ussd), or unset; not ${JSON.stringify(value)}`,
+      });
+      return z.NEVER;
+    }),
+  /** Bearer token of the operator surfaces; production: at least 24 characters, not a placeholder. */
   OPERATOR_TOKEN: optionalSecret,
   PIN_ENCRYPTION_KEY: optionalSecret,
   PIN_ENCRYPTION_KEY_ID: z
@@ -202,6 +238,7 @@ export const EnvSchema = z.object({
     z.array(z.string().regex(ROUTE_PREFIX, 'a route prefix is letters, digits, _ and -')),
   ),
   CHAIN_DISABLED_METHODS: list,
+  /** Bearer token the chain routes require (unset: open); production: at least 24 characters, not a placeholder. */
   CHAIN_REST_TOKEN: optionalSecret,
   CHAIN_CORS_ORIGINS: list,
   /** Base URL of the oracle API advertised by the embedded fixture chain node's oracle entity. */
@@ -244,7 +281,7 @@ export const EnvSchema = z.object({
         ),
     ),
   ),
-  /** Browser origins allowed to call the oracle routes (`*`: any; tokens travel in headers, not cookies). */
+  /** Browser origins allowed to call the oracle routes (`*`, the development default: any; production refuses it). */
   ORACLE_CORS_ORIGINS: list.transform((v) => (v.length ? v : ['*'])),
   /** How long a run's events stay re-joinable after it ended. */
   ORACLE_RUN_RETENTION_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
@@ -291,6 +328,22 @@ export const EnvSchema = z.object({
     .default(1024 * 1024),
   /** How long a browser tool or an agent-UI action may take in the user's browser before it is a tool error. */
   ORACLE_TOOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  // --- Agent service: per-user quotas (README "Limits"; 0: no quota). Over one: 403 quota_exceeded. ---
+  /** Chat sessions one user keeps: 1,000 is years of daily use (a session per conversation), yet caps the rows a script makes. */
+  ORACLE_MAX_SESSIONS_PER_USER: z.coerce.number().int().min(0).max(10_000_000).default(1000),
+  /** Rooms one user owns: a person runs a few teams or projects; 100 leaves room and caps a script. */
+  ORACLE_MAX_ROOMS_OWNED: z.coerce.number().int().min(0).max(1_000_000).default(100),
+  /** Rooms one user is a member of (others add them): 200 covers a busy colleague; past it no one can add them, so a stranger cannot flood their room list. */
+  ORACLE_MAX_ROOMS_JOINED: z.coerce.number().int().min(0).max(1_000_000).default(200),
+  /** Members of one room besides its owner: a team or a clinic, 50; every member's turn reads the room's shared preferences. */
+  ORACLE_MAX_ROOM_MEMBERS: z.coerce.number().int().min(0).max(1_000_000).default(50),
+  /** Facts the memory plugin keeps per user: 1,000 is far more than a prompt recalls, and caps what one user stores. */
+  ORACLE_MAX_MEMORIES_PER_USER: z.coerce.number().int().min(0).max(10_000_000).default(1000),
+  // --- Agent service: the longest lifetime of a capability token (a longer one, or none, answers 401 auth_lifetime_too_long) ---
+  /** An invocation (sent on every request): 24 hours; clients mint one per session of use, a stolen one is good for a day at most. */
+  ORACLE_INVOCATION_MAX_LIFETIME_S: z.coerce.number().int().min(60).max(31_536_000).default(86_400),
+  /** A delegation (the oracle acts for the user with it, stored): 30 days, so a user re-authorizes monthly, not per visit. */
+  ORACLE_DELEGATION_MAX_LIFETIME_S: z.coerce.number().int().min(60).max(31_536_000).default(2_592_000),
   /** The scripted model's pause between words (0: as fast as possible). */
   SCRIPTED_MODEL_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(15),
   /** A YAML file of extra rules for the scripted model (see README); the built-in rules apply after them. */
@@ -326,10 +379,15 @@ export function loadConfig(env: NodeJS.ProcessEnv | Record<string, string | unde
   const config = parsed.data;
   if (config.NODE_ENV === 'production') {
     const missing: string[] = [];
-    if (config.ENABLED_PARTS.includes('ussd') && !config.PIN_ENCRYPTION_KEY) {
+    // A placeholder left in from the README or .env.example counts as missing.
+    const real = (value: string | undefined): value is string => value !== undefined && !isPlaceholder(value);
+    if (config.ENABLED_PARTS.includes('ussd') && !real(config.PIN_ENCRYPTION_KEY)) {
       missing.push('PIN_ENCRYPTION_KEY (base64 of 32 random bytes: openssl rand -base64 32)');
     }
     if (!config.DATABASE_URL) missing.push('DATABASE_URL (production does not run on the embedded PGlite)');
+    else if (hasPlaceholderPassword(config.DATABASE_URL)) {
+      missing.push('DATABASE_URL with its real password (this one is a placeholder)');
+    }
     if (
       config.ENABLED_PARTS.includes('oracle') &&
       config.ORACLE_FEATURES.includes('credits') &&
@@ -346,7 +404,7 @@ export function loadConfig(env: NodeJS.ProcessEnv | Record<string, string | unde
         'CHAIN_GRPC_URL (payments are verified on chain; the embedded fixture node accepts development transactions)',
       );
     }
-    if (config.ENABLED_PARTS.includes('oracle') && !config.ORACLE_SIGNING_KEY) {
+    if (config.ENABLED_PARTS.includes('oracle') && !real(config.ORACLE_SIGNING_KEY)) {
       missing.push("ORACLE_SIGNING_KEY (the oracle's Ed25519 key: npm run oracle:key)");
     }
     if (config.CHAIN_GRPC_URL === undefined && config.ENABLED_PARTS.some((p) => CHAIN_PARTS.includes(p))) {
@@ -359,6 +417,31 @@ export function loadConfig(env: NodeJS.ProcessEnv | Record<string, string | unde
         `PIN_SCRYPT_LOG2N of at least ${PIN_SCRYPT_LOG2N_MIN_PRODUCTION} (a lower PIN-hash cost is for tests only)`,
       );
     }
+    if (
+      config.ENABLED_PARTS.includes('ussd') &&
+      config.USSD_AGGREGATOR_ALLOWLIST.length === 0 &&
+      config.USSD_AGGREGATOR_SECRET === undefined &&
+      config.USSD_AGGREGATOR_AUTH === undefined
+    ) {
+      missing.push(
+        'USSD_AGGREGATOR_ALLOWLIST, USSD_AGGREGATOR_SECRET or USSD_AGGREGATOR_AUTH=network (who may call POST /api/ussd: the aggregator\'s addresses, its shared secret, or a network that lets only the aggregator reach the route; README "Behind an aggregator")',
+      );
+    }
+    // Tokens travel in headers, not cookies, but `*` still lets any web page spend a visitor's tokens.
+    if (config.ENABLED_PARTS.includes('oracle') && config.ORACLE_CORS_ORIGINS.includes('*')) {
+      missing.push(
+        'ORACLE_CORS_ORIGINS other than * (the origins of the web apps that call the oracle, e.g. https://app.example.org)',
+      );
+    }
+    for (const name of ['OPERATOR_TOKEN', 'CHAIN_REST_TOKEN', 'USSD_AGGREGATOR_SECRET'] as const) {
+      const value = config[name];
+      const why = value === undefined ? undefined : weakSecretReason(value);
+      if (why !== undefined) {
+        missing.push(
+          `${name} of at least ${SECRET_MIN_LENGTH} characters, not a placeholder (this one is ${why}; openssl rand -hex 24)`,
+        );
+      }
+    }
     if (missing.length) {
       throw new ConfigError(`Refusing to start in production without:\n  ${missing.join('\n  ')}`);
     }
@@ -369,6 +452,16 @@ export function loadConfig(env: NodeJS.ProcessEnv | Record<string, string | unde
   // From here on "no CHAIN_GRPC_URL" means the embedded fixture node, asked for by name or by default.
   if (config.CHAIN_GRPC_URL === FIXTURE_CHAIN) config.CHAIN_GRPC_URL = undefined;
   return config;
+}
+
+/** Whether a connection URL's password is a placeholder (`postgres://gateway:...@db/gateway`). */
+function hasPlaceholderPassword(url: string): boolean {
+  try {
+    const { password } = new URL(url);
+    return password !== '' && isPlaceholder(decodeURIComponent(password));
+  } catch {
+    return false;
+  }
 }
 
 /** The CHAIN_GRPC_URL value that asks for the embedded fixture chain node (required in production). */
@@ -384,12 +477,10 @@ export const CHAIN_PARTS: readonly PartName[] = ['chain', 'oracle'];
 export function productionWarnings(config: Config): string[] {
   if (config.NODE_ENV !== 'production') return [];
   const warnings: string[] = [];
+  // Open CORS is not among them: production refuses it (loadConfig).
   const oracle = config.ENABLED_PARTS.includes('oracle');
   if (oracle && !config.OPENAI_MODEL) {
     warnings.push('the scripted model answers every chat (set OPENAI_BASE_URL and OPENAI_MODEL)');
-  }
-  if (oracle && config.ORACLE_CORS_ORIGINS.includes('*')) {
-    warnings.push('open CORS: any web origin may call the oracle (set ORACLE_CORS_ORIGINS)');
   }
   if (config.CHAIN_GRPC_URL === undefined && config.ENABLED_PARTS.some((p) => CHAIN_PARTS.includes(p))) {
     warnings.push(

@@ -8,9 +8,12 @@ import { writeFlow, type FlowFile } from './lib/ussd-flows/flow-file.js';
 import { freshName, idLikeWords, newIds, templateOf } from './lib/ussd-flows/flow-template.js';
 import { finishAt, nextInput, type WalkGoal, type WalkValues } from './lib/ussd-flows/walk.js';
 
-// The server's configuration, as `npm start` reads it: its port, public address and operator token.
+// The server's configuration, as `npm start` reads it: its port, public address, operator token and the
+// aggregator's secret.
 readDotEnv();
 const DEFAULT_URL = process.env['PUBLIC_BASE_URL'] || `http://localhost:${process.env['PORT'] || '3000'}`;
+/** Sent as the aggregator sends it (README "Behind an aggregator"), when the server wants one. */
+const AGGREGATOR_SECRET = process.env['USSD_AGGREGATOR_SECRET'] || undefined;
 const NEW_ACCOUNT = { name: 'Simulator User', pin: '13579' };
 
 const USAGE = `Usage: npm run ussd -- [--url ${DEFAULT_URL}] [--phone +254712345678] [--code *384*123#]
@@ -32,6 +35,7 @@ and prints every screen. It stops on an END reply. Lines can also be piped in:
              check it with: npm run test:flows
   --login and --lang type their way through the menus and ask the operator endpoint
   /api/ussd/debug where the session is (loopback, or OPERATOR_TOKEN in the environment or .env).
+  With USSD_AGGREGATOR_SECRET in the environment or .env, every request carries it, as the aggregator's do.
   Commands:  /redial  start a new session    /quit  leave`;
 
 /** `--login` with no value means a new account: parseArgs needs a value, so one is given here. */
@@ -92,7 +96,10 @@ async function post(session: Session): Promise<string> {
   try {
     res = await fetch(new URL('/api/ussd', baseUrl), {
       method: 'POST',
-      headers: { 'content-type': opts.form ? 'application/x-www-form-urlencoded' : 'application/json' },
+      headers: {
+        'content-type': opts.form ? 'application/x-www-form-urlencoded' : 'application/json',
+        ...(AGGREGATOR_SECRET === undefined ? {} : { authorization: `Bearer ${AGGREGATOR_SECRET}` }),
+      },
       body: opts.form ? new URLSearchParams(fields).toString() : JSON.stringify(fields),
       signal: AbortSignal.timeout(10_000),
     });
@@ -113,6 +120,16 @@ async function post(session: Session): Promise<string> {
     );
   }
   const text = await res.text();
+  if (res.status === 401) {
+    throw new Error(
+      'the gateway answered 401: set USSD_AGGREGATOR_SECRET (in the environment or .env) as the server has it',
+    );
+  }
+  if (res.status === 403) {
+    throw new Error(
+      'the gateway answered 403: this address is not in its USSD_AGGREGATOR_ALLOWLIST (run the simulator from an allowed address)',
+    );
+  }
   if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${text}`);
   return text;
 }

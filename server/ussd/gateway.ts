@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Part, PartContext } from '../part.js';
 import type { UssdEngine, UssdSession } from './engine/types.js';
+import { createAggregatorAuth } from './http/aggregator-auth.js';
 import { createUssdMetrics } from './http/metrics.js';
 import { createOperatorAuth } from '../operator-auth.js';
 import { createUssdRateLimit } from './http/rate-limit.js';
@@ -22,7 +23,8 @@ export interface UssdGatewayOptions {
 
 /**
  * Assembles the USSD gateway part around a menu engine: session stores (Redis when the context has a
- * client, else in-process), rate limit, operator guard, metrics and the router. Its Redis keys are
+ * client, else in-process), the aggregator's authentication, rate limit, operator guard, metrics and the
+ * router. Its Redis keys are
  * `<ctx.redisPrefix>ussd:session:<id>`, `…ussd:ended:<id>` and `…ussd:rl:<ip>`; instances that share
  * sessions share the prefix.
  */
@@ -50,6 +52,7 @@ export function createUssdGateway(ctx: PartContext, options: UssdGatewayOptions)
       logger: ctx.logger,
       checkConfiguration: ctx.config.NODE_ENV !== 'production',
     }),
+    aggregatorAuth: createAggregatorAuth(ctx.config),
     operatorAuth: createOperatorAuth(ctx.config),
   });
   return {

@@ -81,7 +81,7 @@ describe.concurrent('start-up', () => {
     );
   });
 
-  it('in production, names the scripted model and open CORS in one warning', async () => {
+  it('in production, names the scripted model and the fixture chain node in one warning', async () => {
     const logs = captureLogs();
     await using _t = await startTestApp({
       env: {
@@ -91,11 +91,13 @@ describe.concurrent('start-up', () => {
         DATABASE_URL: 'postgres://handed-in.invalid/db', // the test's database is handed in
         CHAIN_GRPC_URL: 'fixture',
         ORACLE_SIGNING_KEY: await newOracleKey(),
+        // Production refuses CORS open to any origin (issue 36).
+        ORACLE_CORS_ORIGINS: 'https://app.example.org',
       },
       logger: createLogger('info', logs.stream),
     });
     expect(logs.lines.filter((l) => l.level >= 40).map((l) => l.msg)).toEqual([
-      'production runs with development settings: the scripted model answers every chat (set OPENAI_BASE_URL and OPENAI_MODEL); open CORS: any web origin may call the oracle (set ORACLE_CORS_ORIGINS); the fixture chain node serves fixture data as chain data (CHAIN_GRPC_URL=fixture)',
+      'production runs with development settings: the scripted model answers every chat (set OPENAI_BASE_URL and OPENAI_MODEL); the fixture chain node serves fixture data as chain data (CHAIN_GRPC_URL=fixture)',
     ]);
   });
 

@@ -29,6 +29,8 @@ describe('server/config.ts', () => {
     ORACLE_SIGNING_KEY:
       'MgCY1B4pkDdXa5CG0C+oTn3SNCUmPOy8zMyQZiSbTzeJ7VO0BXR1c5kvNVFMBTuKvGfYuJbqFZ9Ut7lqDHITs5qKzoY8=',
     CHAIN_GRPC_URL: 'ixo-node.internal:9090',
+    ORACLE_CORS_ORIGINS: 'https://app.example.org',
+    USSD_AGGREGATOR_AUTH: 'network',
   };
 
   it('starts in production when the unsafe defaults are replaced', () => {
@@ -49,11 +51,11 @@ describe('server/config.ts', () => {
     expect(loadConfig({ CHAIN_GRPC_URL: '10.0.0.5:9090' }).CHAIN_GRPC_URL).toBe('10.0.0.5:9090');
   });
 
-  it('names what production runs that is fit for development only: the scripted model, open CORS, the fixture node', () => {
+  it('names what production runs that is fit for development only: the scripted model, the fixture node', () => {
+    // Open CORS is refused in production (test/security/production-config.test.ts), no longer warned about.
     const withDefaults = loadConfig({ ...productionEnv, CHAIN_GRPC_URL: 'fixture' });
     expect(productionWarnings(withDefaults)).toEqual([
       'the scripted model answers every chat (set OPENAI_BASE_URL and OPENAI_MODEL)',
-      'open CORS: any web origin may call the oracle (set ORACLE_CORS_ORIGINS)',
       'the fixture chain node serves fixture data as chain data (CHAIN_GRPC_URL=fixture)',
     ]);
     const replaced = loadConfig({
@@ -110,6 +112,7 @@ describe('server/config.ts', () => {
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test',
       PIN_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
       CHAIN_GRPC_URL: 'fixture',
+      USSD_AGGREGATOR_AUTH: 'network',
     };
     expect(() => loadConfig(env)).toThrow(/ORACLE_SIGNING_KEY/);
     expect(loadConfig({ ...env, ENABLED_PARTS: 'ussd,chain' }).ENABLED_PARTS).toEqual(['ussd', 'chain']);
@@ -124,6 +127,7 @@ describe('server/config.ts', () => {
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test',
       PIN_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
       CHAIN_GRPC_URL: 'fixture',
+      USSD_AGGREGATOR_AUTH: 'network',
     };
     expect(() => loadConfig({ ...production, PIN_SCRYPT_LOG2N: '13' })).toThrow(
       /PIN_SCRYPT_LOG2N of at least 14/,

@@ -14,6 +14,8 @@ const production = {
   DATABASE_URL: 'postgres://unused.invalid/db',
   PIN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
   PIN_SCRYPT_LOG2N: '14',
+  // Production wants the aggregator authenticated (test/security/ussd-aggregator.test.ts); not these tests' subject.
+  USSD_AGGREGATOR_AUTH: 'network',
 };
 const TOKEN = 'operator-token-for-tests-0123456789';
 /** Where a development app keeps the PIN key it generates: not the repository's ./data. */

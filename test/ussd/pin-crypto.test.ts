@@ -230,6 +230,7 @@ describe('the USSD part at start-up', () => {
       ENABLED_PARTS: 'ussd',
       DATABASE_URL: 'postgres://unused.invalid/db',
       PIN_ENCRYPTION_KEY: randomBytes(31).toString('base64'),
+      USSD_AGGREGATOR_AUTH: 'network',
     });
     const ctx: PartContext = {
       config,

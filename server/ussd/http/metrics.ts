@@ -7,11 +7,12 @@ export type UssdRoute = 'session' | 'debug' | 'sessions';
 
 /**
  * How a request ended. The session endpoint answers `CON`, `END`, `invalid` (the invalid-input reply) or
- * `error` (the unavailable reply); the operator endpoints answer `ok`, `not_found` or `unauthorized`; any
- * route can be `rate_limited`.
+ * `error` (the unavailable reply), or refuses a caller that is not the aggregator (`unauthorized`,
+ * `forbidden`); the operator endpoints answer `ok`, `not_found` or `unauthorized`; any route can be
+ * `rate_limited`.
  */
 export type UssdOutcome =
-  'CON' | 'END' | 'invalid' | 'error' | 'rate_limited' | 'ok' | 'not_found' | 'unauthorized';
+  'CON' | 'END' | 'invalid' | 'error' | 'rate_limited' | 'ok' | 'not_found' | 'unauthorized' | 'forbidden';
 
 declare module 'express-serve-static-core' {
   interface Locals {
@@ -29,6 +30,7 @@ export interface UssdMetrics {
 function outcomeOfStatus(status: number): UssdOutcome {
   if (status === 429) return 'rate_limited';
   if (status === 401) return 'unauthorized';
+  if (status === 403) return 'forbidden';
   if (status === 404) return 'not_found';
   if (status >= 400 && status < 500) return 'invalid';
   return status >= 500 ? 'error' : 'ok';

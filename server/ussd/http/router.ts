@@ -16,6 +16,8 @@ export interface UssdRouterDeps {
   sessions: SessionStore<UssdSession>;
   metrics: UssdMetrics;
   rateLimit: RequestHandler;
+  /** Who may call the session endpoint (see aggregator-auth.ts); first, before the body is read. */
+  aggregatorAuth: RequestHandler;
   operatorAuth: RequestHandler;
 }
 
@@ -80,12 +82,18 @@ export interface UssdRoutes {
 /**
  * `POST /api/ussd`, `GET /api/ussd/debug/:sessionId` and `GET /api/ussd/sessions`, implemented against
  * `ussdContract`. The session endpoint always answers HTTP 200 plain text (`CON …`/`END …`), including
- * for every invalid request and every failure, except the rate limit's 429; nothing reaches the app's
- * JSON error handler from it.
+ * for every invalid request and every failure, except the rate limit's 429 and a caller that is not the
+ * aggregator (401/403, aggregator-auth.ts); nothing reaches the app's JSON error handler from it.
  */
 export function createUssdRouter(deps: UssdRouterDeps): UssdRoutes {
-  const { flow, sessions, metrics, rateLimit, operatorAuth } = deps;
-  const sessionMiddleware = [metrics.track('session'), ...ussdBodyParsers(), rateLimit, raiseBodyError];
+  const { flow, sessions, metrics, rateLimit, aggregatorAuth, operatorAuth } = deps;
+  const sessionMiddleware = [
+    metrics.track('session'),
+    aggregatorAuth,
+    ...ussdBodyParsers(),
+    rateLimit,
+    raiseBodyError,
+  ];
 
   /** The session handler: the reply to a valid body, or the failure reply of what went wrong. */
   const answer = async (body: UssdRequest, res: Response): Promise<string> => {
