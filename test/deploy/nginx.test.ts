@@ -129,12 +129,20 @@ function linesOf(run: Instance['runs'][number]) {
   };
 }
 
+/** The aggregator's address in the rendered recipe; requests from another loopback address play everyone else. */
+const AGGREGATOR = '127.0.0.1';
+const STRANGER = '127.0.0.2';
+
 /** A USSD dialogue through nginx that goes back and forth between two menus, each reply checked. */
 const TOP = 'CON Welcome to Open Oracles\n1. Know More\n2. Account\n*. Exit';
 const KNOW_MORE =
   'CON Know More\n1. About Open Oracles\n2. Accounts and PINs\n3. Contact support\n0. Back\n*. Exit';
 
-function postUssd(port: number, body: Record<string, string>): Promise<{ status: number; text: string }> {
+function postUssd(
+  port: number,
+  body: Record<string, string>,
+  from: { localAddress?: string; path?: string; headers?: (h: http.IncomingHttpHeaders) => void } = {},
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const payload = JSON.stringify(body);
     // A connection of its own for each request, as an aggregator's gateway may open them.
@@ -142,12 +150,14 @@ function postUssd(port: number, body: Record<string, string>): Promise<{ status:
       {
         host: '127.0.0.1',
         port,
-        path: '/api/ussd',
+        path: from.path ?? '/api/ussd',
         method: 'POST',
         agent: false,
+        ...(from.localAddress === undefined ? {} : { localAddress: from.localAddress }),
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
       },
       (res) => {
+        from.headers?.(res.headers);
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (c: string) => (text += c));
@@ -288,6 +298,9 @@ describe.skipIf(reason !== undefined)('nginx in front of two instances (README "
       TRUST_PROXY_ENABLED: '127.0.0.1',
       // The USSD traffic below comes from one address, as an aggregator's does (README "Behind an aggregator").
       USSD_RATE_LIMIT_ALLOWLIST: '127.0.0.1',
+      // nginx's allow list lets only the aggregator reach POST /api/ussd (the last test).
+      USSD_AGGREGATOR_AUTH: 'network',
+      ORACLE_CORS_ORIGINS: 'https://app.example.org',
       OPERATOR_TOKEN: operatorToken,
       DATA_DIR: path.join(work, 'data'),
       LOG_LEVEL: 'info',
@@ -326,13 +339,18 @@ describe.skipIf(reason !== undefined)('nginx in front of two instances (README "
       expect(count, `${String(from)} in the shipped configuration`).toBe(times);
       return text.replaceAll(from, to);
     };
+    // The aggregator's address block, as the operator edits it: the USSD traffic below comes from 127.0.0.1.
     await writeFile(
       path.join(work, 'gateway.conf'),
       replaceOnce(
-        replaceOnce(site, 'listen 80;', `listen 127.0.0.1:${nginxPort};`),
-        'include /etc/nginx/gateway-servers.conf;',
-        `include ${serversFile};`,
-        2,
+        replaceOnce(
+          replaceOnce(site, 'listen 80;', `listen 127.0.0.1:${nginxPort};`),
+          'include /etc/nginx/gateway-servers.conf;',
+          `include ${serversFile};`,
+          2,
+        ),
+        'allow 192.0.2.0/24;',
+        `allow ${AGGREGATOR};`,
       ),
     );
     await writeFile(
@@ -427,7 +445,7 @@ describe.skipIf(reason !== undefined)('nginx in front of two instances (README "
       });
       expect(f.warnings).toHaveLength(1);
       expect(f.warnings[0]?.msg).toBe(
-        'production runs with development settings: the scripted model answers every chat (set OPENAI_BASE_URL and OPENAI_MODEL); open CORS: any web origin may call the oracle (set ORACLE_CORS_ORIGINS); the fixture chain node serves fixture data as chain data (CHAIN_GRPC_URL=fixture)',
+        'production runs with development settings: the scripted model answers every chat (set OPENAI_BASE_URL and OPENAI_MODEL); the fixture chain node serves fixture data as chain data (CHAIN_GRPC_URL=fixture)',
       );
     }
     expect(
@@ -548,4 +566,57 @@ describe.skipIf(reason !== undefined)('nginx in front of two instances (README "
     const log = await readFile(path.join(work, 'access.log'), 'utf8');
     expect(log.split('\n').filter((l) => /^(4|5)\d\d /.test(l) && !/^401 GET \/metrics/.test(l))).toEqual([]);
   }, 240_000);
+  // Issue 36: the recipe exposed POST /api/ussd to every address (anyone could read a subscriber's screens and
+  // lock their account), and nginx announced its version. Last: its refusals are the only 4xx of the log.
+  it('answers POST /api/ussd for the aggregator only, names no nginx version, and sends HSTS', async () => {
+    const body = {
+      sessionId: 'n-stranger',
+      serviceCode: '*384*123#',
+      phoneNumber: '+254711000999',
+      text: '',
+    };
+    const seen: http.IncomingHttpHeaders[] = [];
+    const keep = (h: http.IncomingHttpHeaders): void => void seen.push(h);
+    const refused: { path: string; status: number; fromNginx: boolean }[] = [];
+    const before = (await readFile(path.join(work, 'access.log'), 'utf8')).length;
+    for (const spelling of ['/api/ussd', '/api/ussd/', '/API/Ussd', '/api//ussd', '/api/%75ssd?x=1']) {
+      const { status, text } = await postUssd(nginxPort, body, {
+        localAddress: STRANGER,
+        path: spelling,
+        headers: keep,
+      });
+      refused.push({ path: spelling, status, fromNginx: text.includes('<center>nginx</center>') });
+    }
+    expect(refused).toEqual(
+      ['/api/ussd', '/api/ussd/', '/API/Ussd', '/api//ussd', '/api/%75ssd?x=1'].map((p) => ({
+        path: p,
+        status: 403,
+        fromNginx: true,
+      })),
+    );
+    // nginx refused them itself: no instance was asked.
+    const log = (await readFile(path.join(work, 'access.log'), 'utf8')).slice(before);
+    // ($uri as nginx matched it: slashes merged, percent-escapes decoded.)
+    expect(log.split('\n').filter(Boolean)).toEqual([
+      '403 POST /api/ussd upstream=-/-',
+      '403 POST /api/ussd/ upstream=-/-',
+      '403 POST /API/Ussd upstream=-/-',
+      '403 POST /api/ussd upstream=-/-',
+      '403 POST /api/ussd upstream=-/-',
+    ]);
+    // The aggregator's address is served, and the rest of the service from anywhere.
+    expect(await postUssd(nginxPort, { ...body, sessionId: 'n-aggregator' }, { headers: keep })).toEqual({
+      status: 200,
+      text: TOP,
+    });
+    const health = await fetch(`http://${AGGREGATOR}:${nginxPort}/health`);
+    expect(health.status).toBe(200);
+    seen.push(Object.fromEntries(health.headers));
+    // Every answer, nginx's own refusals and the instances' replies: `Server: nginx` without a version, HSTS.
+    expect(seen).toHaveLength(7);
+    for (const headers of seen) {
+      expect(headers['server']).toBe('nginx');
+      expect(headers['strict-transport-security']).toBe('max-age=31536000');
+    }
+  });
 });
