@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Logger } from './logger.js';
+import { API_SECURITY_HEADERS, setHeaders } from './security-headers.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -58,10 +59,10 @@ export interface DrainState {
 }
 
 /**
- * Starts a request, the same way for the Express app and for a part's direct handler (part.ts): the id (the
- * caller's `x-request-id` when well-formed, else a fresh UUID), echoed in the response, then, while the
- * server drains, `Connection: close`, so a keep-alive connection closes after its answer and does not hold
- * the drain.
+ * Starts a request, the same way for the Express app and for a part's direct handler (part.ts): the security
+ * headers of every answer (security-headers.ts), the id (the caller's `x-request-id` when well-formed, else a
+ * fresh UUID), echoed in the response, then, while the server drains, `Connection: close`, so a keep-alive
+ * connection closes after its answer and does not hold the drain.
  */
 export type StartRequest = (
   req: IncomingMessage,
@@ -87,6 +88,7 @@ export function createRequestStart(
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader('x-request-id', requestId);
+    setHeaders(res, API_SECURITY_HEADERS);
     if (lifecycle.draining) res.setHeader('connection', 'close');
     return new RequestContext(logger, requestId);
   };

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import express, { Router } from 'express';
 import type { Part, PartContext } from '../part.js';
+import { pageSecurityHeaders } from '../security-headers.js';
 import { servedOpenApi } from './served-openapi.js';
 
 /** The Swagger UI assets from npm (swagger-ui-dist), served from this server: the viewer works offline. */
@@ -45,6 +46,8 @@ export function createDocsRouter(ctx: Pick<PartContext, 'config'>, parts: Pick<P
       })
       .catch(next);
   });
+  // The page, its script and its assets: the pages' content security policy (only this server's files).
+  router.use('/docs', pageSecurityHeaders);
   router.get('/docs', (_req, res) => {
     res.type('html').send(DOCS_PAGE);
   });

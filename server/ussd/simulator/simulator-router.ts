@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Router, type RequestHandler } from 'express';
@@ -5,6 +6,7 @@ import type { MenuTree } from '../../../generated/menus.js';
 import type { Config } from '../../config.js';
 import { createOperatorAuth } from '../../operator-auth.js';
 import { projectRoot } from '../../project-root.js';
+import { pageContentSecurityPolicy, setHeaders, type HeaderSet } from '../../security-headers.js';
 
 /** Where the page lives: `GET /ussd/simulator` and its files under it. */
 export const SIMULATOR_PATH = '/ussd/simulator';
@@ -42,6 +44,28 @@ export function createSimulatorRouter(
   tree: MenuTree,
 ): Router {
   const router = Router();
+  // The page and its files: the pages' content security policy (only this server's files, no framing), which
+  // lets the menu map's own <style> apply by its hash (the page inserts the SVG into the document).
+  let policy: Promise<HeaderSet> | undefined;
+  const mapPolicy = async (): Promise<HeaderSet> => {
+    const svg = await readFile(here('../../../generated/menu-map.svg'), 'utf8');
+    const styles = [...svg.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) =>
+      createHash('sha256')
+        .update(m[1] ?? '')
+        .digest('base64'),
+    );
+    return pageContentSecurityPolicy({ styleHashes: styles });
+  };
+  router.use(SIMULATOR_PATH, (_req, res, next) => {
+    policy ??= mapPolicy().catch((err: unknown) => {
+      policy = undefined;
+      throw err;
+    });
+    policy.then((headers) => {
+      setHeaders(res, headers);
+      next();
+    }, next);
+  });
   const guard: RequestHandler =
     config.NODE_ENV === 'production' ? createOperatorAuth(config) : (_req, _res, next) => next();
   let script: Promise<string> | undefined;
