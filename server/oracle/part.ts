@@ -42,6 +42,10 @@ export function oraclePart(options: OraclePartOptions = {}): PartFactory {
     const chain = chainUrl ? createChainGrpcClient({ url: chainUrl, tls: config.CHAIN_GRPC_TLS }) : undefined;
     const verifier = createTokenVerifier({
       identity,
+      maxLifetimes: {
+        invocationSeconds: config.ORACLE_INVOCATION_MAX_LIFETIME_S,
+        delegationSeconds: config.ORACLE_DELEGATION_MAX_LIFETIME_S,
+      },
       resolveDidKey: chain
         ? createIxoDidKeyResolver(chain, { timeoutMs: config.CHAIN_GRPC_TIMEOUT_MS })
         : () => Promise.resolve([]),

@@ -1,6 +1,7 @@
 // Forged, expired and wrong-audience capability tokens (and none) on every authenticated route of the agent
 // service and its plugins: 401 with the reason's code, before anything is read or written.
 import { ed25519 } from '@ucanto/principal';
+import { io as connect } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORACLE_CAPABILITIES } from '../../contracts/oracle.js';
 import { mintToken } from '../../server/oracle/auth/mint.js';
@@ -87,5 +88,89 @@ describe('bad tokens on every authenticated route', () => {
     expect((await api.call('GET', `/rooms/${ids.roomId}`)).body.members).toHaveLength(1);
     expect((await api.call('GET', '/memory')).body.total).toBe(1);
     expect((await api.call('GET', '/sessions')).body.total).toBe(1);
+  });
+});
+
+/** The handshake's answer: `connected`, or the refusal's data. */
+function handshake(
+  url: string,
+  auth: Record<string, string>,
+  query: Record<string, string>,
+): Promise<unknown> {
+  return new Promise((resolve) => {
+    const socket = connect(url, { transports: ['websocket'], auth, query, reconnection: false });
+    socket.once('connected', () => {
+      socket.close();
+      resolve('connected');
+    });
+    socket.once('connect_error', (err: Error & { data?: unknown }) => {
+      socket.close();
+      resolve(err.data);
+    });
+  });
+}
+
+const YEAR_S = 365 * 86_400;
+
+describe('every token expires within its maximum lifetime (issue 36 item 5)', () => {
+  const mint = (kind: 'invocation' | 'delegation', ttlSeconds: number) => {
+    const oracle = app.oracleDid as Did;
+    const capability =
+      kind === 'invocation'
+        ? { can: ORACLE_CAPABILITIES.invocation.can, with: oracle }
+        : { can: ORACLE_CAPABILITIES.delegation.can, with: alice.did as Did };
+    return mintToken({ issuer: alice.signer, audience: oracle, ttlSeconds, capabilities: [capability] });
+  };
+  const headersOf = (kind: 'invocation' | 'delegation', serialized: string): Record<string, string> =>
+    kind === 'invocation'
+      ? { authorization: `Bearer ${serialized}`, 'x-auth-type': 'ucan' }
+      : { 'x-ucan-delegation': serialized };
+
+  const cases = [
+    { kind: 'invocation', life: 'no expiry', ttl: Infinity },
+    { kind: 'invocation', life: 'a 100-year expiry', ttl: 100 * YEAR_S },
+    { kind: 'invocation', life: 'an expiry past 24 hours', ttl: 86_400 + 600 },
+    { kind: 'delegation', life: 'no expiry', ttl: Infinity },
+    { kind: 'delegation', life: 'a 100-year expiry', ttl: 100 * YEAR_S },
+    { kind: 'delegation', life: 'an expiry past 30 days', ttl: 30 * 86_400 + 600 },
+  ] as const;
+
+  it.each(cases)(
+    'an $kind with $life is refused 401 auth_lifetime_too_long on HTTP and in the socket handshake',
+    async ({ kind, ttl }) => {
+      const token = await mint(kind, ttl);
+      const response = await fetch(`${app.url}/sessions`, { headers: headersOf(kind, token.serialized) });
+      const body = (await response.json()) as Record<string, unknown>;
+      expect({ status: response.status, code: body['code'] }).toEqual({
+        status: 401,
+        code: 'auth_lifetime_too_long',
+      });
+      expect(body['message']).toMatch(/at most \d/);
+      const auth: Record<string, string> =
+        kind === 'invocation' ? { invocation: token.serialized } : { ucanDelegation: token.serialized };
+      expect(await handshake(app.url, auth, { sessionId: ids.sessionId, userDid: alice.did })).toEqual({
+        code: 'auth_lifetime_too_long',
+        statusCode: 401,
+      });
+    },
+  );
+
+  it('tokens within the maximum are accepted: a 24-hour invocation and a 30-day delegation', async () => {
+    const [invocation, delegation] = await Promise.all([
+      mint('invocation', 86_400),
+      mint('delegation', 30 * 86_400),
+    ]);
+    const headers = {
+      ...headersOf('invocation', invocation.serialized),
+      ...headersOf('delegation', delegation.serialized),
+    };
+    expect((await fetch(`${app.url}/sessions`, { headers })).status).toBe(200);
+    expect(
+      await handshake(
+        app.url,
+        { invocation: invocation.serialized, ucanDelegation: delegation.serialized },
+        { sessionId: ids.sessionId, userDid: alice.did },
+      ),
+    ).toBe('connected');
   });
 });

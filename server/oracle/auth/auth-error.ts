@@ -10,6 +10,7 @@ export type AuthErrorCode = Extract<
   | 'auth_wrong_audience'
   | 'auth_expired'
   | 'auth_not_yet_valid'
+  | 'auth_lifetime_too_long'
   | 'auth_wrong_capability'
   | 'auth_issuer_mismatch'
   | 'delegation_missing'
@@ -27,6 +28,8 @@ export const AUTH_MESSAGES: Record<AuthErrorCode, string> = {
   auth_wrong_audience: 'The capability token is addressed to another audience than this oracle.',
   auth_expired: 'The capability token has expired; mint a new one.',
   auth_not_yet_valid: 'The capability token is not valid yet (its not-before time is in the future).',
+  auth_lifetime_too_long:
+    'The capability token never expires or lives longer than this oracle accepts (at most the maximum lifetime of its kind); mint a shorter one.',
   auth_wrong_capability: 'The capability token does not grant the capability this service needs.',
   auth_issuer_mismatch: 'The invocation and the delegation are issued by different DIDs.',
   delegation_missing:
@@ -40,8 +43,9 @@ export class AuthError extends Error {
   override name = 'AuthError';
   constructor(
     readonly code: AuthErrorCode,
-    options?: { cause?: unknown },
+    /** `detail`: a message with this case's figures, instead of the code's own (never the token itself). */
+    options?: { cause?: unknown; detail?: string },
   ) {
-    super(AUTH_MESSAGES[code], options);
+    super(options?.detail ?? AUTH_MESSAGES[code], { cause: options?.cause });
   }
 }

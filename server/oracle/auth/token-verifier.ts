@@ -30,6 +30,25 @@ export interface TokenVerifier {
 const invocationCapability = capability({ can: ORACLE_CAPABILITIES.invocation.can, with: Schema.did() });
 const delegationCapability = capability({ can: ORACLE_CAPABILITIES.delegation.can, with: Schema.did() });
 
+/**
+ * The longest a token may live, from now to its expiry, by kind (ORACLE_INVOCATION_MAX_LIFETIME_S,
+ * ORACLE_DELEGATION_MAX_LIFETIME_S): a token without expiry, or expiring later, is refused
+ * (`auth_lifetime_too_long`), so a leaked token is useful for a bounded time.
+ */
+export interface TokenLifetimes {
+  invocationSeconds: number;
+  delegationSeconds: number;
+}
+
+/** The defaults of server/config.ts: an invocation 24 hours, a delegation 30 days. */
+export const DEFAULT_TOKEN_LIFETIMES: TokenLifetimes = {
+  invocationSeconds: 86_400,
+  delegationSeconds: 30 * 86_400,
+};
+
+/** Clock skew allowed between a client that mints a token of the maximum lifetime and this server. */
+const LIFETIME_SKEW_SECONDS = 300;
+
 /** Longest time a verified token is trusted from the cache (tokens without expiry, revocation lists later). */
 const MAX_CACHE_MS = 10 * 60_000;
 const CACHE_ENTRIES = 10_000;
@@ -54,8 +73,11 @@ export function createTokenVerifier(deps: {
   resolveDidKey: DidKeyResolver;
   /** Most verified tokens kept; the oldest goes first. Default 10,000. */
   cacheEntries?: number;
+  /** Default {@link DEFAULT_TOKEN_LIFETIMES}. */
+  maxLifetimes?: TokenLifetimes;
 }): TokenVerifier {
   const { identity, resolveDidKey } = deps;
+  const lifetimes = deps.maxLifetimes ?? DEFAULT_TOKEN_LIFETIMES;
   const cacheEntries = deps.cacheEntries ?? CACHE_ENTRIES;
   const canIssue = oracleCanIssue(identity.audiences);
   const cache = new Map<string, { token: VerifiedToken; until: number }>();
@@ -80,6 +102,15 @@ export function createTokenVerifier(deps: {
     if (!identity.audiences.has(audience)) throw new AuthError('auth_wrong_audience');
     const nowSeconds = Math.floor(Date.now() / 1000);
     if (token.expiration <= nowSeconds) throw new AuthError('auth_expired');
+    // No expiry (ucanto reads a null `exp` as Infinity) or one past the maximum lifetime of its kind.
+    const maxSeconds = kind === 'invocation' ? lifetimes.invocationSeconds : lifetimes.delegationSeconds;
+    if (
+      !Number.isFinite(token.expiration) ||
+      token.expiration > nowSeconds + maxSeconds + LIFETIME_SKEW_SECONDS
+    )
+      throw new AuthError('auth_lifetime_too_long', {
+        detail: `${kind === 'invocation' ? 'An invocation' : 'A delegation'} must expire, at most ${maxSeconds} seconds from now on this oracle; mint a shorter one.`,
+      });
     if (token.notBefore !== undefined && token.notBefore > nowSeconds)
       throw new AuthError('auth_not_yet_valid');
 
