@@ -59,9 +59,11 @@ export const memoryContract = c.router(
       method: 'POST',
       path: '/memory',
       summary: 'Stores a memory of the calling user',
+      description:
+        "At most ORACLE_MAX_MEMORIES_PER_USER memories per user: one more answers 403 `quota_exceeded` (`quota: {name: 'memories', limit}`).",
       metadata: ucan,
       body: RememberBody,
-      responses: { 201: Memory, 400: OracleError, 401: OracleError, 503: OracleError },
+      responses: { 201: Memory, 400: OracleError, 401: OracleError, 403: OracleError, 503: OracleError },
     },
     forget: {
       method: 'DELETE',

@@ -44,6 +44,22 @@ export const Did = z
   .string()
   .regex(/^did:[a-z0-9]+:[A-Za-z0-9._:%-]+$/, 'a DID looks like did:<method>:<id>');
 
+/**
+ * The DID of a user a room's owner adds as a member: a DID this oracle can authenticate (a token's issuer), so
+ * one of
+ * - `did:key:z…`: a multibase base58btc key (`z`, then 40-512 base58 characters: Ed25519, secp256k1, P-256, RSA);
+ * - `did:ixo:ixo1…`: an IXO account (bech32, 38-58 characters after `ixo1`);
+ * - `did:ixo:entity:…`: an IXO entity (1-128 letters and digits).
+ * Other methods (`did:web:…`, …) are valid W3C DIDs but cannot sign a token here, so they are refused (400).
+ */
+export const MemberDid = z
+  .string()
+  .max(600)
+  .regex(
+    /^(did:key:z[1-9A-HJ-NP-Za-km-z]{40,512}|did:ixo:ixo1[02-9ac-hj-np-z]{38,58}|did:ixo:entity:[A-Za-z0-9]{1,128})$/,
+    'a member is a did:key:z… (base58btc), did:ixo:ixo1… (account) or did:ixo:entity:… DID',
+  );
+
 /** Id of a chat session or a run: letters, digits, `_` and `-`. */
 const Id = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'an id is 1-100 letters, digits, _ or -');
 
@@ -126,6 +142,19 @@ export const CreateSessionBody = z
     roomId: RoomId.optional(),
   })
   .strict();
+
+/** Query of the paged lists (`GET /sessions`, `GET /rooms`): `limit` 1-100 (default 20) from `offset`. */
+export const PageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+});
+
+/** `GET /rooms` page: newest first, `total` counting every room of the caller. */
+export const RoomPage = z.object({
+  rooms: z.array(Room),
+  total: z.number().int().nonnegative(),
+});
+export type RoomPage = z.infer<typeof RoomPage>;
 
 /** `GET /sessions` page: newest first. */
 export const SessionPage = z.object({
@@ -321,6 +350,8 @@ export const DelegationStored = z.object({
 
 const SessionParams = z.object({ sessionId: Id });
 const RoomParams = z.object({ roomId: RoomId });
+/** Adding checks the member grammar ({@link MemberDid}); removing takes any DID (one added before it stays removable). */
+const AddMemberParams = z.object({ roomId: RoomId, memberDid: MemberDid });
 const MemberParams = z.object({ roomId: RoomId, memberDid: Did });
 const Message = z.object({ message: z.string() });
 
@@ -357,19 +388,26 @@ export const oracleContract = c.router(
       method: 'POST',
       path: '/sessions',
       summary: 'Creates a chat session of the calling user',
+      description:
+        'At most ORACLE_MAX_SESSIONS_PER_USER sessions per user: one more answers 403 `quota_exceeded` ' +
+        "(`quota: {name: 'sessions', limit}`); deleting a session frees its place.",
       metadata: ucan,
       body: CreateSessionBody.optional(),
-      responses: { 201: ChatSession, 400: OracleError, 401: OracleError, 404: OracleError, 503: OracleError },
+      responses: {
+        201: ChatSession,
+        400: OracleError,
+        401: OracleError,
+        403: OracleError,
+        404: OracleError,
+        503: OracleError,
+      },
     },
     listSessions: {
       method: 'GET',
       path: '/sessions',
       summary: "The calling user's chat sessions, newest first",
       metadata: ucan,
-      query: z.object({
-        limit: z.coerce.number().int().min(1).max(100).default(20),
-        offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
-      }),
+      query: PageQuery,
       responses: { 200: SessionPage, 400: OracleError, 401: OracleError, 503: OracleError },
     },
     deleteSession: {
@@ -483,16 +521,21 @@ export const oracleContract = c.router(
       method: 'POST',
       path: '/rooms',
       summary: 'Creates a room owned by the caller (the scope of shared preferences and of sessions)',
+      description:
+        "At most ORACLE_MAX_ROOMS_OWNED rooms per owner: one more answers 403 `quota_exceeded` (`quota: {name: 'rooms_owned', limit}`).",
       metadata: ucan,
       body: CreateRoomBody.optional(),
-      responses: { 201: Room, 400: OracleError, 401: OracleError, 503: OracleError },
+      responses: { 201: Room, 400: OracleError, 401: OracleError, 403: OracleError, 503: OracleError },
     },
     listRooms: {
       method: 'GET',
       path: '/rooms',
-      summary: 'The rooms the caller owns or is a member of, newest first',
+      summary: 'The rooms the caller owns or is a member of, newest first, one page at a time',
+      description:
+        'Paged as `GET /sessions`: `limit` (1-100, default 20) from `offset`; `total` counts them all.',
       metadata: ucan,
-      responses: { 200: z.object({ rooms: z.array(Room) }), 401: OracleError, 503: OracleError },
+      query: PageQuery,
+      responses: { 200: RoomPage, 400: OracleError, 401: OracleError, 503: OracleError },
     },
     getRoom: {
       method: 'GET',
@@ -507,8 +550,13 @@ export const oracleContract = c.router(
       path: '/rooms/:roomId/members/:memberDid',
       summary:
         "Adds a member to the caller's room by DID (the owner only: 403 for a member, 404 for anyone else)",
+      description:
+        '`memberDid` is a `did:key:z…`, `did:ixo:ixo1…` or `did:ixo:entity:…` DID (see MemberDid; else 400 ' +
+        '`bad_request` naming `path.memberDid`). A room has at most ORACLE_MAX_ROOM_MEMBERS members besides its ' +
+        'owner and a user is a member of at most ORACLE_MAX_ROOMS_JOINED rooms: past either, 403 ' +
+        '`quota_exceeded` (`quota.name` `room_members` or `rooms_joined`). Adding a member twice changes nothing.',
       metadata: ucan,
-      pathParams: MemberParams,
+      pathParams: AddMemberParams,
       body: c.noBody(),
       responses: {
         200: Room,

@@ -329,3 +329,104 @@ describe.runIf(REDIS_SERVER)('while Redis does not answer (as the USSD limiter)'
     }
   });
 });
+
+describe('per-user quotas (issue 36 item 5): sessions, rooms owned and joined, members per room, memories', () => {
+  let app: OracleApp;
+  beforeAll(async () => {
+    app = await startOracleApp({
+      env: {
+        ORACLE_FEATURES: 'memory',
+        ORACLE_MAX_SESSIONS_PER_USER: '3',
+        ORACLE_MAX_ROOMS_OWNED: '2',
+        ORACLE_MAX_ROOMS_JOINED: '2',
+        ORACLE_MAX_ROOM_MEMBERS: '2',
+        ORACLE_MAX_MEMORIES_PER_USER: '2',
+      },
+    });
+  });
+  afterAll(() => app.close());
+
+  const refusal = (name: string, limit: number) => ({
+    status: 403,
+    body: {
+      code: 'quota_exceeded',
+      message: expect.stringContaining(`at most ${limit}`),
+      statusCode: 403,
+      requestId: expect.any(String),
+      quota: { name, limit },
+    },
+  });
+
+  it('the session past ORACLE_MAX_SESSIONS_PER_USER answers 403 quota_exceeded; deleting one frees its place', async () => {
+    const api = oracleApi(app.url, await newUser(app.oracleDid));
+    const made = [await api.createSession(), await api.createSession(), await api.createSession()];
+    const refused = await api.call('POST', '/sessions', {});
+    expect({ status: refused.status, body: refused.body }).toEqual(refusal('sessions', 3));
+    expect((await api.call('GET', '/sessions')).body.total).toBe(3);
+    await api.call('DELETE', `/sessions/${made[0]?.sessionId}`);
+    expect((await api.call('POST', '/sessions', {})).status).toBe(201);
+    // Another user has a quota of their own.
+    expect(
+      (await oracleApi(app.url, await newUser(app.oracleDid)).call('POST', '/sessions', {})).status,
+    ).toBe(201);
+  });
+
+  it('concurrent creations never overshoot the quota: 10 at once with a quota of 3 make exactly 3', async () => {
+    const api = oracleApi(app.url, await newUser(app.oracleDid));
+    const answers = await Promise.all(Array.from({ length: 10 }, () => api.call('POST', '/sessions', {})));
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 201, ...Array(7).fill(403)]);
+    expect((await api.call('GET', '/sessions')).body.total).toBe(3);
+  });
+
+  it('the room past ORACLE_MAX_ROOMS_OWNED answers 403 quota_exceeded', async () => {
+    const api = oracleApi(app.url, await newUser(app.oracleDid));
+    for (let i = 0; i < 2; i++) expect((await api.call('POST', '/rooms', {})).status).toBe(201);
+    const refused = await api.call('POST', '/rooms', {});
+    expect({ status: refused.status, body: refused.body }).toEqual(refusal('rooms_owned', 2));
+    expect((await api.call('GET', '/rooms')).body.rooms).toHaveLength(2);
+  });
+
+  it('a user in ORACLE_MAX_ROOMS_JOINED rooms cannot be added to one more; adding them again where they are changes nothing', async () => {
+    const victim = await newUser(app.oracleDid);
+    const owners = await Promise.all([1, 2, 3].map(() => newUser(app.oracleDid)));
+    const rooms: string[] = [];
+    for (const owner of owners) {
+      rooms.push(
+        ((await oracleApi(app.url, owner).call('POST', '/rooms', {})).body as { roomId: string }).roomId,
+      );
+    }
+    const add = (i: number) =>
+      oracleApi(app.url, owners[i] as OracleUser).call(
+        'PUT',
+        `/rooms/${rooms[i]}/members/${encodeURIComponent(victim.did)}`,
+      );
+    expect((await add(0)).status).toBe(200);
+    expect((await add(1)).status).toBe(200);
+    const refused = await add(2);
+    expect({ status: refused.status, body: refused.body }).toEqual(refusal('rooms_joined', 2));
+    expect((await add(1)).status).toBe(200);
+    expect((await oracleApi(app.url, victim).call('GET', '/rooms')).body.rooms).toHaveLength(2);
+  });
+
+  it('the member past ORACLE_MAX_ROOM_MEMBERS answers 403 quota_exceeded (the owner does not count)', async () => {
+    const owner = oracleApi(app.url, await newUser(app.oracleDid));
+    const room = (await owner.call('POST', '/rooms', {})).body as { roomId: string };
+    const members = await Promise.all([1, 2, 3].map(() => newUser(app.oracleDid)));
+    const add = (u: OracleUser) =>
+      owner.call('PUT', `/rooms/${room.roomId}/members/${encodeURIComponent(u.did)}`);
+    expect((await add(members[0] as OracleUser)).status).toBe(200);
+    expect((await add(members[1] as OracleUser)).status).toBe(200);
+    const refused = await add(members[2] as OracleUser);
+    expect({ status: refused.status, body: refused.body }).toEqual(refusal('room_members', 2));
+    expect((await owner.call('GET', `/rooms/${room.roomId}`)).body.members).toHaveLength(3);
+  });
+
+  it('the memory past ORACLE_MAX_MEMORIES_PER_USER answers 403 quota_exceeded', async () => {
+    const api = oracleApi(app.url, await newUser(app.oracleDid));
+    for (const content of ['one', 'two'])
+      expect((await api.call('POST', '/memory', { content })).status).toBe(201);
+    const refused = await api.call('POST', '/memory', { content: 'three' });
+    expect({ status: refused.status, body: refused.body }).toEqual(refusal('memories', 2));
+    expect((await api.call('GET', '/memory')).body.total).toBe(2);
+  });
+});

@@ -92,6 +92,74 @@ describe('rooms', () => {
   });
 });
 
+describe('GET /rooms pages like GET /sessions (issue 36 item 5)', () => {
+  it('limit and offset page the rooms, newest first, with the total; limits out of range are 400', async () => {
+    const [owner, victim] = await Promise.all([newUser(app.oracleDid), newUser(app.oracleDid)]);
+    const api = oracleApi(app.url, owner);
+    const made: string[] = [];
+    for (const name of ['one', 'two', 'three']) {
+      const room = (await api.call('POST', '/rooms', { name })).body as Room;
+      await api.call('PUT', `/rooms/${room.roomId}/members/${encodeURIComponent(victim.did)}`);
+      made.unshift(room.roomId);
+    }
+    const victimApi = oracleApi(app.url, victim);
+    const first = await victimApi.call('GET', '/rooms?limit=1');
+    expect(first.status).toBe(200);
+    expect({ ids: first.body.rooms.map((r: Room) => r.roomId), total: first.body.total }).toEqual({
+      ids: made.slice(0, 1),
+      total: 3,
+    });
+    const rest = await victimApi.call('GET', '/rooms?limit=2&offset=1');
+    expect(rest.body.rooms.map((r: Room) => r.roomId)).toEqual(made.slice(1));
+    expect((await victimApi.call('GET', '/rooms?offset=3')).body).toEqual({ rooms: [], total: 3 });
+    // The default page is 20, as for sessions.
+    expect((await victimApi.call('GET', '/rooms')).body.rooms).toHaveLength(3);
+    for (const bad of ['limit=0', 'limit=101', 'offset=-1', 'limit=abc']) {
+      const refused = await victimApi.call('GET', `/rooms?${bad}`);
+      expect({ bad, status: refused.status, code: refused.body.code }).toEqual({
+        bad,
+        status: 400,
+        code: 'bad_request',
+      });
+    }
+  });
+});
+
+describe('the owner cannot add a malformed DID (issue 36 item 5)', () => {
+  it.each([
+    'did:key:abc',
+    'did:key:z6Mk0OIl',
+    'did:key:6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK',
+    'did:ixo:cosmos1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq',
+    'did:ixo:ixo1UPPERCASEUPPERCASEUPPERCASEUPPERCASEUP',
+    'did:ixo:entity:',
+    'did:web:example.com',
+    'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK:extra',
+  ])('PUT member %s answers 400 bad_request naming memberDid, and adds nobody', async (did) => {
+    const owner = await newUser(app.oracleDid);
+    const api = oracleApi(app.url, owner);
+    const room = (await api.call('POST', '/rooms', {})).body as Room;
+    const refused = await api.call('PUT', `/rooms/${room.roomId}/members/${encodeURIComponent(did)}`);
+    expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 400, code: 'bad_request' });
+    expect(refused.body.message).toContain('memberDid');
+    expect((await api.call('GET', `/rooms/${room.roomId}`)).body.members).toHaveLength(1);
+  });
+
+  it('did:key (z…), did:ixo:ixo1… and did:ixo:entity:… members are accepted', async () => {
+    const [owner, keyUser] = await Promise.all([newUser(app.oracleDid), newUser(app.oracleDid)]);
+    const api = oracleApi(app.url, owner);
+    const room = (await api.call('POST', '/rooms', {})).body as Room;
+    for (const did of [
+      keyUser.did,
+      'did:ixo:ixo1xc798xnhp7yy9mpp80v3tsxppw8qk0y9atm5ds',
+      'did:ixo:entity:oracle7d1e3c9a2b',
+    ]) {
+      const added = await api.call('PUT', `/rooms/${room.roomId}/members/${encodeURIComponent(did)}`);
+      expect({ did, status: added.status }).toEqual({ did, status: 200 });
+    }
+  });
+});
+
 describe('migration 0007-rooms-and-payments', () => {
   it("makes the rooms sessions named before into rooms owned by the user of the room's first session", async () => {
     await using db = await openTestDb();

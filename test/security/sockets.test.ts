@@ -4,9 +4,11 @@
 import { io as connect } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintUserTokens } from '../../server/oracle/auth/mint.js';
-import { connectSocket } from '../oracle/helpers/socket-client.js';
+import { openTestDb } from '../helpers/db.js';
+import { TEST_REDIS_URL, testRedisPrefix } from '../helpers/redis.js';
+import { connectSocket, type TestSocket } from '../oracle/helpers/socket-client.js';
 import { newUser, oracleApi, type OracleUser } from '../oracle/helpers/oracle-client.js';
-import { startOracleApp, type OracleApp } from '../oracle/helpers/oracle-app.js';
+import { newOracleKey, startOracleApp, type OracleApp } from '../oracle/helpers/oracle-app.js';
 
 let app: OracleApp;
 let a: OracleUser;
@@ -138,4 +140,106 @@ describe('the socket as the wrong user', () => {
       intruder.close();
     }
   });
+});
+
+/** Resolves with the reason when the socket is disconnected, or with `'still connected'` after `ms`. */
+function disconnectedWithin(tab: TestSocket, ms: number): Promise<string> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve('still connected'), ms);
+    tab.socket.once('disconnect', (reason) => {
+      clearTimeout(timer);
+      resolve(reason);
+    });
+  });
+}
+
+/** A room of `owner` with `member` in it, and a session of the member's in that room. */
+async function memberSession(url: string, owner: OracleUser, member: OracleUser) {
+  const api = oracleApi(url, owner);
+  const room = (await api.call('POST', '/rooms', {})).body as { roomId: string };
+  await api.call('PUT', `/rooms/${room.roomId}/members/${encodeURIComponent(member.did)}`);
+  const session = (await oracleApi(url, member).call('POST', '/sessions', { roomId: room.roomId })).body as {
+    sessionId: string;
+  };
+  return { roomId: room.roomId, sessionId: session.sessionId };
+}
+
+describe("a removed member's open sockets (issue 36 item 5)", () => {
+  it("a member removed from a room has that room's open sockets disconnected at once; their other sockets stay", async () => {
+    const [owner, member] = await Promise.all([newUser(app.oracleDid), newUser(app.oracleDid)]);
+    const inRoom = await memberSession(app.url, owner, member);
+    const other = await memberSession(app.url, owner, member);
+    const own = await oracleApi(app.url, member).createSession();
+    const tabs = await Promise.all([
+      connectSocket(app.url, member, inRoom.sessionId),
+      connectSocket(app.url, member, inRoom.sessionId),
+      connectSocket(app.url, member, other.sessionId),
+      connectSocket(app.url, member, own.sessionId),
+    ]);
+    const ownerTab = await connectSocket(
+      app.url,
+      owner,
+      (await oracleApi(app.url, owner).call('POST', '/sessions', { roomId: inRoom.roomId })).body.sessionId,
+    );
+    try {
+      const gone = tabs.map((t) => disconnectedWithin(t, 1500));
+      const ownerGone = disconnectedWithin(ownerTab, 1500);
+      const removed = await oracleApi(app.url, owner).call(
+        'DELETE',
+        `/rooms/${inRoom.roomId}/members/${encodeURIComponent(member.did)}`,
+      );
+      expect(removed.status).toBe(200);
+      expect(await Promise.all([...gone, ownerGone])).toEqual([
+        'io server disconnect',
+        'io server disconnect',
+        'still connected',
+        'still connected',
+        'still connected',
+      ]);
+    } finally {
+      for (const t of [...tabs, ownerTab]) t.close();
+    }
+  });
+
+  it('a member who leaves the room has its sockets disconnected too', async () => {
+    const [owner, member] = await Promise.all([newUser(app.oracleDid), newUser(app.oracleDid)]);
+    const { roomId, sessionId } = await memberSession(app.url, owner, member);
+    const tab = await connectSocket(app.url, member, sessionId);
+    try {
+      const gone = disconnectedWithin(tab, 1500);
+      await oracleApi(app.url, member).call(
+        'DELETE',
+        `/rooms/${roomId}/members/${encodeURIComponent(member.did)}`,
+      );
+      expect(await gone).toBe('io server disconnect');
+    } finally {
+      tab.close();
+    }
+  });
+
+  it.runIf(TEST_REDIS_URL)(
+    'the removal on one instance disconnects the socket held by another (Redis adapter)',
+    async () => {
+      await using db = await openTestDb();
+      const signingKey = await newOracleKey();
+      const env = { REDIS_URL: TEST_REDIS_URL ?? '' };
+      const redisPrefix = testRedisPrefix();
+      await using one = await startOracleApp({ db, signingKey, env, redisPrefix });
+      await using two = await startOracleApp({ db, signingKey, env, redisPrefix });
+      const [owner, member] = await Promise.all([newUser(one.oracleDid), newUser(one.oracleDid)]);
+      const { roomId, sessionId } = await memberSession(one.url, owner, member);
+      const tab = await connectSocket(one.url, member, sessionId);
+      try {
+        const gone = disconnectedWithin(tab, 3000);
+        const removed = await oracleApi(two.url, owner).call(
+          'DELETE',
+          `/rooms/${roomId}/members/${encodeURIComponent(member.did)}`,
+        );
+        expect(removed.status).toBe(200);
+        expect(await gone).toBe('io server disconnect');
+      } finally {
+        tab.close();
+      }
+    },
+  );
 });

@@ -3,6 +3,7 @@ import { RequestValidationError } from '@ts-rest/express';
 import type { OracleError } from '../../../contracts/errors.js';
 import { AuthError } from '../auth/auth-error.js';
 import { BadCursorError } from '../store/messages.js';
+import { QuotaExceededError } from '../store/quota.js';
 
 /** A refusal of the agent service with its status and code (contracts/errors.ts OracleError). */
 export class OracleHttpError extends Error {
@@ -11,7 +12,10 @@ export class OracleHttpError extends Error {
     readonly status: 400 | 401 | 402 | 403 | 404 | 409 | 413 | 422 | 429 | 503,
     readonly code: OracleError['code'],
     message: string,
-    readonly extra: Pick<OracleError, 'outstandingClaims' | 'retryAfter' | 'mismatch'> = {},
+    readonly extra: Pick<
+      OracleError,
+      'outstandingClaims' | 'paymentMemo' | 'retryAfter' | 'mismatch' | 'quota'
+    > = {},
   ) {
     super(message);
   }
@@ -70,6 +74,9 @@ export const oracleErrorHandler: ErrorRequestHandler = (err: unknown, _req, res,
     if (err.extra.retryAfter !== undefined) res.setHeader('Retry-After', String(err.extra.retryAfter));
     return send(err.status, err.code, err.message, err.extra);
   }
+  // A quota does not lift with time (no Retry-After): the caller deletes something, or the operator raises it.
+  if (err instanceof QuotaExceededError)
+    return send(403, 'quota_exceeded', err.message, { quota: { name: err.quota, limit: err.limit } });
   if (err instanceof BadCursorError)
     return send(400, 'bad_request', 'The cursor is not one this service gave out.');
   if (err instanceof RequestValidationError) return send(400, 'bad_request', validationMessage(err));

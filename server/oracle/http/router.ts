@@ -13,6 +13,7 @@ import { whenAnswered } from '../runs/abort-handshake.js';
 import type { RunManager } from '../runs/run-manager.js';
 import type { TurnRequest } from '../runs/turn.js';
 import type { TurnLimits } from '../limits/turn-limits.js';
+import type { OracleSockets } from '../socket/socket-server.js';
 import type { DelegationStore } from '../store/delegations.js';
 import type { RoomStore } from '../store/rooms.js';
 import type { MessageStore } from '../store/messages.js';
@@ -47,6 +48,8 @@ export interface OracleServices {
   runs: RunStore;
   delegations: DelegationStore;
   rooms: RoomStore;
+  /** The session sockets (a removed room member's are disconnected). */
+  sockets: Pick<OracleSockets, 'leaveRoom'>;
   /** Per-user limits: message size, turns per minute, turns in flight. */
   limits: TurnLimits;
   manager: RunManager;
@@ -287,9 +290,9 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
       body: await svc.rooms.create(caller(res).userDid, body?.name),
     }),
 
-    listRooms: async ({ res }) => ({
+    listRooms: async ({ query, res }) => ({
       status: 200,
-      body: { rooms: await svc.rooms.list(caller(res).userDid) },
+      body: await svc.rooms.list(caller(res).userDid, query.limit, query.offset),
     }),
 
     getRoom: async ({ params, res }) => {
@@ -319,10 +322,10 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
           'Only the owner of the room removes other members.',
         );
       }
-      return {
-        status: 200,
-        body: await svc.rooms.removeMember(params.roomId, params.memberDid, userDid),
-      };
+      const room = await svc.rooms.removeMember(params.roomId, params.memberDid, userDid);
+      // Their open sockets of the room's sessions go now, on every instance (a new handshake is refused).
+      svc.sockets.leaveRoom(params.roomId, params.memberDid);
+      return { status: 200, body: room };
     },
 
     storeDelegation: async ({ body, res }) => {

@@ -9,6 +9,7 @@ import type { TxQueryClient } from '../../chain/tx-query-client.js';
 import type { Logger } from '../../logger.js';
 import type { TokenVerifier } from '../auth/token-verifier.js';
 import { mountOracleRoutes, requireCaller, type OracleServices } from '../http/router.js';
+import { refuseUnsafeInput } from '../http/safe-input.js';
 import { oracleErrorHandler } from '../http/oracle-error.js';
 import type { OracleIdentity } from '../identity.js';
 import type { ModelRegistry } from '../models/registry.js';
@@ -108,11 +109,18 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
 
   // Embedded PGlite: this process is the database's only user, so what it wrote can be remembered.
   const exclusive = options.db.kind === 'pglite';
-  const sessions = new SessionStore(db, identity.did, { exclusive });
+  const sessions = new SessionStore(db, identity.did, {
+    exclusive,
+    maxPerUser: config.ORACLE_MAX_SESSIONS_PER_USER,
+  });
   const messages = new MessageStore(db, { exclusive });
   const runs = new RunStore(db, messages);
   const delegations = new DelegationStore(db, identity.did);
-  const rooms = new RoomStore(db, identity.did);
+  const rooms = new RoomStore(db, identity.did, {
+    owned: config.ORACLE_MAX_ROOMS_OWNED,
+    joined: config.ORACLE_MAX_ROOMS_JOINED,
+    members: config.ORACLE_MAX_ROOM_MEMBERS,
+  });
   const prefix = `${options.redisPrefix}oracle:`;
   const limits = await createTurnLimits({ config, redis, redisPrefix: `${prefix}limits:`, logger });
   const log = redis
@@ -170,6 +178,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     runs,
     delegations,
     rooms,
+    sockets,
     limits,
     manager,
     turnGuards: plugins.turnGuards,
@@ -186,7 +195,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
   const json = express.json({ limit: config.ORACLE_BODY_MAX_BYTES });
   const router = Router();
   const prefixes = routePrefixes(Object.values(oracleContract).map((r) => r.path));
-  router.use(prefixes, corsOptions, json);
+  router.use(prefixes, corsOptions, json, refuseUnsafeInput);
   mountOracleRoutes(router, services);
   router.use(prefixes, oracleErrorHandler);
 
@@ -201,7 +210,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     for (const module of plugin.httpModules ?? []) {
       const sub = Router();
       module.register(sub, { requireCaller: authenticated, ctx: pluginContext });
-      router.use(module.paths, corsOptions, json);
+      router.use(module.paths, corsOptions, json, refuseUnsafeInput);
       router.use(sub);
       router.use(module.paths, oracleErrorHandler);
     }

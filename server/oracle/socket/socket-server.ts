@@ -10,6 +10,7 @@ import {
 } from '../../../contracts/events.js';
 import type { Logger } from '../../logger.js';
 import { duplicateSubscriber } from '../../redis-subscriber.js';
+import { API_SECURITY_HEADERS } from '../../security-headers.js';
 import { AuthError } from '../auth/auth-error.js';
 import { authenticate } from '../auth/authenticate.js';
 import type { TokenVerifier } from '../auth/token-verifier.js';
@@ -21,6 +22,16 @@ import type { SessionStore } from '../store/sessions.js';
 interface SocketData {
   userDid: string;
   sessionId: string;
+  /** The room of the session, if it has one. */
+  roomId: string | null;
+}
+
+/**
+ * The socket.io room of one user's sockets in one room's sessions: what a removal from the room disconnects.
+ * JSON, so no room id or DID can make another pair's name (session ids, the other rooms, never start with `[`).
+ */
+function memberChannel(roomId: string, userDid: string): string {
+  return JSON.stringify([roomId, userDid]);
 }
 
 /** The session's socket.io channel: browser tools, actions, tool calls and components to the user's tabs. */
@@ -34,6 +45,11 @@ export interface OracleSockets {
   ): void;
   /** Sends a browser tool call or an action call to the session's sockets. */
   sendFrontendCall(call: FrontendCall): void;
+  /**
+   * `userDid` is no longer a member of `roomId`: disconnects their sockets of that room's sessions, on every
+   * instance (with Redis, through the adapter). Their other sockets stay.
+   */
+  leaveRoom(roomId: string, userDid: string): void;
   close(): Promise<void>;
 }
 
@@ -70,8 +86,9 @@ export function drainSockets(http: HttpServer): void {
  * socket.io on the service's HTTP server (namespace `/`, path `/socket.io`). The handshake carries
  * `auth: {invocation?, ucanDelegation}` and `query: {sessionId, userDid}`: the tokens are verified like any
  * request's, `userDid` must be their issuer and the session theirs, or the handshake is refused
- * (`connect_error` with `data.code`). An accepted socket joins its session's room. With Redis, the Redis
- * adapter carries room events between instances.
+ * (`connect_error` with `data.code`). An accepted socket joins its session's room and, for a session in a
+ * room, its user's channel of that room (what {@link OracleSockets.leaveRoom} disconnects). With Redis, the
+ * Redis adapter carries room events, and those disconnections, between instances.
  */
 export function createOracleSockets(deps: {
   verifier: TokenVerifier;
@@ -101,8 +118,8 @@ export function createOracleSockets(deps: {
     });
 
   const onConnection = (socket: Socket): void => {
-    const { userDid, sessionId } = socket.data as SocketData;
-    void socket.join(sessionId);
+    const { userDid, sessionId, roomId } = socket.data as SocketData;
+    void socket.join(roomId === null ? sessionId : [sessionId, memberChannel(roomId, userDid)]);
     socket.emit('connected', {
       message: 'Connected to the oracle',
       sessionId,
@@ -132,6 +149,10 @@ export function createOracleSockets(deps: {
         cors: { origin: deps.corsOrigins.includes('*') ? '*' : deps.corsOrigins },
         // Results of browser tools may be large (page contents): 2 MB.
         maxHttpBufferSize: 2 * 1024 * 1024,
+      });
+      // engine.io answers its own HTTP requests (long-polling, the handshake): the headers of every answer too.
+      io.engine.on('headers', (headers: Record<string, string>) => {
+        for (const [name, value] of API_SECURITY_HEADERS) headers[name] = value;
       });
       if (deps.redis) {
         const pub = deps.redis.duplicate({ enableOfflineQueue: true });
@@ -165,7 +186,7 @@ export function createOracleSockets(deps: {
           // A session in a room the caller has left (or was removed from) carries that room's events: members only.
           if (session.room_id !== null && !(await deps.rooms.role(session.room_id, userDid)))
             throw refuse('room_not_found', 'Room not found.');
-          socket.data = { userDid, sessionId } satisfies SocketData;
+          socket.data = { userDid, sessionId, roomId: session.room_id } satisfies SocketData;
         })().then(
           () => next(),
           (err: unknown) => {
@@ -191,6 +212,9 @@ export function createOracleSockets(deps: {
       if (call.kind === 'browser_tool')
         io?.to(call.sessionId).emit('browser_tool_call', { ...ref, args: call.args });
       else io?.to(call.sessionId).emit('action_call', { ...ref, args: call.args, status: 'isRunning' });
+    },
+    leaveRoom(roomId, userDid) {
+      io?.in(memberChannel(roomId, userDid)).disconnectSockets();
     },
     async close() {
       if (io) {

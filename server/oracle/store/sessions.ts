@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { ChatSession } from '../../../contracts/oracle.js';
 import type { Database, OracleSessionsTable } from '../../db/schema.js';
+import { countOf, withinQuotas } from './quota.js';
 
 type Row = Selectable<OracleSessionsTable>;
 
@@ -25,16 +26,21 @@ export class SessionStore {
   /** Sessions known to exist, by id: only with an exclusive database, where no one else deletes one. */
   private readonly known: Map<string, SessionRef> | undefined;
 
+  /** Sessions one user may keep (ORACLE_MAX_SESSIONS_PER_USER); 0: no quota. */
+  private readonly maxPerUser: number;
+
   /**
    * @param options.exclusive this process is the database's only user (embedded PGlite): the sessions it
    *   has seen are remembered, so a turn's ownership check does not wait for the database.
+   * @param options.maxPerUser the sessions one user may keep (0 or absent: no quota).
    */
   constructor(
     private readonly db: Kysely<Database>,
     private readonly oracleDid: string,
-    options: { exclusive?: boolean } = {},
+    options: { exclusive?: boolean; maxPerUser?: number } = {},
   ) {
     this.known = options.exclusive ? new Map() : undefined;
+    this.maxPerUser = options.maxPerUser ?? 0;
   }
 
   private remember(row: SessionRef): void {
@@ -47,11 +53,36 @@ export class SessionStore {
     });
   }
 
+  /** Creates a session; throws QuotaExceededError (quota.ts) when the user has as many as the quota allows. */
   async create(
     userDid: string,
     options: { title?: string | undefined; roomId?: string | undefined },
   ): Promise<Row> {
-    return this.db
+    const quota = {
+      name: 'sessions' as const,
+      limit: this.maxPerUser,
+      what: 'chat sessions per user (ORACLE_MAX_SESSIONS_PER_USER); delete one to make another',
+      key: `sessions:${this.oracleDid}:${userDid}`,
+      count: async (trx: Kysely<Database>) =>
+        countOf(
+          await trx
+            .selectFrom('oracle_sessions')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .where('user_did', '=', userDid)
+            .where('oracle_did', '=', this.oracleDid)
+            .executeTakeFirst(),
+        ),
+    };
+    if (quota.limit === 0) return this.insert(this.db, userDid, options);
+    return withinQuotas(this.db, [quota], (trx) => this.insert(trx, userDid, options));
+  }
+
+  private async insert(
+    db: Kysely<Database>,
+    userDid: string,
+    options: { title?: string | undefined; roomId?: string | undefined },
+  ): Promise<Row> {
+    return db
       .insertInto('oracle_sessions')
       .values({
         session_id: randomUUID(),

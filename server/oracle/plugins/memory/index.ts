@@ -34,7 +34,7 @@ export function memoryPlugin(): OraclePlugin {
   return definePlugin({
     manifest: memoryManifest,
     setup: (ctx) => {
-      store = new MemoryStore(ctx.db.kysely, ctx.identity.did);
+      store = new MemoryStore(ctx.db.kysely, ctx.identity.did, ctx.config.ORACLE_MAX_MEMORIES_PER_USER);
       return Promise.resolve();
     },
     tools: [

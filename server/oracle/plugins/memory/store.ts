@@ -2,26 +2,47 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Memory } from '../../../../contracts/memory.js';
 import type { Database } from '../../../db/schema.js';
+import { countOf, withinQuotas } from '../../store/quota.js';
 
 /** Facts the memory plugin keeps about users of this oracle, per user DID. */
 export class MemoryStore {
+  /** @param maxPerUser the memories one user may keep (ORACLE_MAX_MEMORIES_PER_USER); 0: no quota. */
   constructor(
     private readonly db: Kysely<Database>,
     private readonly oracleDid: string,
+    private readonly maxPerUser = 0,
   ) {}
 
+  /** Stores a memory; throws QuotaExceededError (store/quota.ts) when the user has as many as the quota allows. */
   async remember(userDid: string, content: string, tags: string[] = []): Promise<Memory> {
-    const row = await this.db
-      .insertInto('memories')
-      .values({
-        id: `mem_${randomUUID()}`,
-        oracle_did: this.oracleDid,
-        user_did: userDid,
-        content,
-        tags: JSON.stringify([...new Set(tags)]),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const quota = {
+      name: 'memories' as const,
+      limit: this.maxPerUser,
+      what: 'memories per user (ORACLE_MAX_MEMORIES_PER_USER); forget one to remember another',
+      key: `memories:${this.oracleDid}:${userDid}`,
+      count: async (trx: Kysely<Database>) =>
+        countOf(
+          await trx
+            .selectFrom('memories')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .where('oracle_did', '=', this.oracleDid)
+            .where('user_did', '=', userDid)
+            .executeTakeFirst(),
+        ),
+    };
+    const row = await withinQuotas(this.db, [quota], (trx) =>
+      trx
+        .insertInto('memories')
+        .values({
+          id: `mem_${randomUUID()}`,
+          oracle_did: this.oracleDid,
+          user_did: userDid,
+          content,
+          tags: JSON.stringify([...new Set(tags)]),
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow(),
+    );
     return toMemory(row);
   }
 
