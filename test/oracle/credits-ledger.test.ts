@@ -47,7 +47,11 @@ describe('CreditsLedger', () => {
     expect(claims).toHaveLength(1);
     expect(claims[0]).toMatch(/^claim_[0-9a-f-]{36}$/);
     // Trying again adds no claim.
-    expect(await ledger.debit(user, 1)).toEqual({ ok: false, claims });
+    expect(await ledger.debit(user, 1)).toEqual({
+      ok: false,
+      claims,
+      paymentMemo: expect.stringMatching(/^pay_[0-9a-f]{32}$/),
+    });
     expect(await ledger.outstanding(user)).toEqual(claims);
     expect(await ledger.balance(user)).toBe(0);
     // The other oracle's account of the same user is untouched.

@@ -29,6 +29,7 @@ class ScriptedRunStore extends RunStore {
   failCreatesForever: Error | undefined = undefined;
   creates = 0;
   endError: Error | undefined = undefined;
+  plainEndError: Error | undefined = undefined;
   checkpoints = 0;
   checkpointManyErrors: Error[] = [];
   renewals = true;
@@ -44,6 +45,10 @@ class ScriptedRunStore extends RunStore {
   override async endWithAnswer(...args: Parameters<RunStore['endWithAnswer']>): Promise<boolean> {
     if (this.endError !== undefined) throw this.endError;
     return super.endWithAnswer(...args);
+  }
+  override async end(...args: Parameters<RunStore['end']>): Promise<boolean> {
+    if (this.plainEndError !== undefined) throw this.plainEndError;
+    return super.end(...args);
   }
   override async checkpoint(...args: Parameters<RunStore['checkpoint']>): Promise<void> {
     this.checkpoints++;
@@ -306,11 +311,30 @@ describe('a turn stopped from outside', () => {
     await m.close();
   });
 
-  it('an end that cannot be recorded for good (not a deleted session): logged, and no `done` is written', async () => {
+  // Issue 36: an answer PostgreSQL refused for good left the run in flight for ever and its followers hanging.
+  it('an answer the database refuses for good: the run ends without it, logged, and `done` is written', async () => {
+    const { m, runs, log, logs } = harness(writesUntilAborted('partial'));
+    const { runId, sessionId } = await startTurn(m);
+    await recorded(runId);
+    runs.endError = sqlError('22P05');
+    await m.abortSession(sessionId);
+    expect((await log.read(runId, 0)).map((r) => r.event)).toEqual(['run', 'message', 'done']);
+    expect((await runs.get(runId))?.status).toBe('aborted');
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        msg: 'runs: the answer could not be stored; the run ends without it',
+        runId,
+      }),
+    );
+    await m.close();
+  });
+
+  it('an end that cannot be recorded at all for good (not a deleted session): logged, and no `done` is written', async () => {
     const { m, runs, log, logs } = harness(writesUntilAborted('partial'));
     const { runId, sessionId } = await startTurn(m);
     await recorded(runId);
     runs.endError = sqlError('23503');
+    runs.plainEndError = sqlError('23503');
     await m.abortSession(sessionId);
     expect((await log.read(runId, 0)).map((r) => r.event)).toEqual(['run', 'message']);
     expect(logs).toContainEqual(

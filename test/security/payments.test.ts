@@ -286,7 +286,12 @@ describe('migration 0008-payment-memos', () => {
     await using db = await openTestDb();
     const raw = db.kysely as unknown as Kysely<unknown>;
     await memoMigration.down(raw);
-    await raw
+    // The table as it was before the migration: no payment_memo column.
+    await (
+      db.kysely as unknown as Kysely<{
+        credit_accounts: { oracle_did: string; user_did: string; balance: number };
+      }>
+    )
       .insertInto('credit_accounts')
       .values([
         { oracle_did: 'did:key:zOracle', user_did: 'did:key:zA', balance: 3 },

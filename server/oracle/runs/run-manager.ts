@@ -359,9 +359,10 @@ export class RunManager {
     })();
   }
 
-  private async finish(run: ActiveRun, status: RunEndStatus, outcome: TurnOutcome): Promise<void> {
+  private async finish(run: ActiveRun, ended: RunEndStatus, outcome: TurnOutcome): Promise<void> {
     const { row } = run;
-    const text = outcome.text;
+    let status = ended;
+    let text = outcome.text;
     const answer =
       (text || outcome.toolCalls.length || outcome.reasoning) && run.stopReason !== 'deleted'
         ? {
@@ -390,11 +391,29 @@ export class RunManager {
           },
           answer,
         ),
-      )
+      ).catch(async (err: unknown) => {
         // The session was deleted meanwhile: nothing to keep.
-        .catch((err: unknown) => {
-          if (run.stopReason !== 'deleted') throw err;
-        });
+        if (run.stopReason === 'deleted') return;
+        if (!isPermanent(err)) throw err;
+        // The database refuses the answer itself (not an outage): the run still ends, without it (a turn that
+        // had finished as failed), so that it never stays in flight and its followers get `done` (issue 36).
+        this.options.logger.error(
+          { err, runId: row.run_id },
+          'runs: the answer could not be stored; the run ends without it',
+        );
+        if (status === 'finished') {
+          status = 'failed';
+          outcome = { ...outcome, error: 'The answer could not be stored.' };
+        }
+        text = '';
+        const ending = {
+          status,
+          partialText: text,
+          lastEventId: run.lastId + (status === 'failed' ? 2 : 1),
+          error: outcome.error,
+        };
+        await this.untilStored(() => this.options.runs.end(row.run_id, ending));
+      });
       if (run.gate) {
         run.gate.stored();
         await run.gate.open;

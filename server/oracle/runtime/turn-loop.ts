@@ -1,3 +1,4 @@
+import { findUnsafeText } from '../../../lib/unsafe-text.js';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { zodToJsonSchema } from 'zod-to-json-schema';
@@ -237,6 +238,9 @@ async function runServerTool(
   call: ModelToolCall,
   ctx: ToolContext,
 ): Promise<{ status: 'done'; output: string } | { status: 'error'; error: string }> {
+  // What no store accepts (a NUL, a lone surrogate, nesting past the limit) is refused before the handler runs.
+  const unsafe = findUnsafeText(call.args, 'arguments');
+  if (unsafe) return { status: 'error', error: `Invalid arguments for ${tool.name}: ${unsafe}` };
   const parsed = tool.parameters.safeParse(call.args);
   if (!parsed.success) {
     const issues = parsed.error.issues
@@ -248,8 +252,21 @@ async function runServerTool(
     return { status: 'done', output: toolOutputText(await tool.handler(parsed.data, ctx)) };
   } catch (err) {
     ctx.logger.warn({ err, tool: tool.name }, 'server tool failed');
-    return { status: 'error', error: err instanceof Error ? err.message.slice(0, 500) : 'The tool failed.' };
+    return { status: 'error', error: toolErrorText(tool.name, err) };
   }
+}
+
+/**
+ * What the model (and so maybe the answer) is told of a tool's failure: the message of an error the tool threw
+ * itself, but never a database's, a driver's or the system's (an error with a `code`, or a `severity` as
+ * PostgreSQL's have): those are logged, and the model reads that the tool failed.
+ */
+export function toolErrorText(toolName: string, err: unknown): string {
+  const from = err as { code?: unknown; severity?: unknown } | null;
+  if (!(err instanceof Error) || from?.code !== undefined || from?.severity !== undefined) {
+    return `The tool ${toolName} failed.`;
+  }
+  return err.message.slice(0, 500);
 }
 
 function fromSpec(spec: BrowserToolSpec): ModelTool {

@@ -1,3 +1,4 @@
+import { toStorableJson, toStorableText } from '../../../lib/unsafe-text.js';
 import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { RunInfo, RunStatus } from '../../../contracts/oracle.js';
 import type { Database, OracleRunsTable } from '../../db/schema.js';
@@ -103,6 +104,10 @@ export class RunStore {
     answer: NewMessage | undefined,
   ): Promise<boolean> {
     if (!answer) return this.end(runId, ending);
+    // A model's answer, its tool calls and their results may hold what PostgreSQL refuses (a NUL, a lone
+    // surrogate): stored as U+FFFD, so a run always records its end.
+    answer = storableMessage(answer);
+    ending = storableEnding(ending);
     const statement = this.db
       .with('answer', (db) =>
         db
@@ -173,7 +178,7 @@ export class RunStore {
     await this.db
       .updateTable('oracle_runs')
       .set({
-        partial_text: state.partialText,
+        partial_text: toStorableText(state.partialText),
         last_event_id: state.lastEventId,
         ...(state.toolsStarted ? { tools_started: true } : {}),
         updated_at: new Date(),
@@ -194,7 +199,7 @@ export class RunStore {
         .slice(i, i + CHECKPOINT_BATCH)
         .map(
           (c) =>
-            sql`(${c.runId}::text, ${c.partialText}::text, ${c.lastEventId}::bigint, ${c.toolsStarted}::boolean)`,
+            sql`(${c.runId}::text, ${toStorableText(c.partialText)}::text, ${c.lastEventId}::bigint, ${c.toolsStarted}::boolean)`,
         );
       await sql`
         update oracle_runs as r
@@ -210,6 +215,7 @@ export class RunStore {
     runId: string,
     ending: { status: RunStatus; partialText: string; lastEventId: number; error?: string | undefined },
   ): Promise<boolean> {
+    ending = storableEnding(ending);
     const result = await this.db
       .updateTable('oracle_runs')
       .set({
@@ -314,5 +320,24 @@ export function toRunInfo(row: RunRow): RunInfo {
     updatedAt: row.updated_at.toISOString(),
     lastEventId: Number(row.last_event_id),
     ...(row.status !== 'finished' && row.partial_text ? { partialText: row.partial_text } : {}),
+  };
+}
+
+/** A run's ending as PostgreSQL accepts it: NUL and lone surrogates as U+FFFD (lib/unsafe-text.ts). */
+function storableEnding<E extends { partialText: string; error?: string | undefined }>(ending: E): E {
+  return {
+    ...ending,
+    partialText: toStorableText(ending.partialText),
+    ...(ending.error === undefined ? {} : { error: toStorableText(ending.error) }),
+  };
+}
+
+/** A message as PostgreSQL accepts it: NUL and lone surrogates in its text and tool calls as U+FFFD. */
+function storableMessage(message: NewMessage): NewMessage {
+  return {
+    ...message,
+    content: toStorableText(message.content),
+    ...(message.reasoning === undefined ? {} : { reasoning: toStorableText(message.reasoning) }),
+    ...(message.toolCalls === undefined ? {} : { toolCalls: toStorableJson(message.toolCalls) }),
   };
 }
