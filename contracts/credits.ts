@@ -65,7 +65,7 @@ export const creditsContract = c.router(
         'a successful one (code 0) that is bound to the caller and whose bank sends to `payTo.address` in ' +
         '`payTo.denom` add up to at least `amount`; it credits what the transaction sent. Bound to the caller: ' +
         "its memo contains the caller's `paymentMemo` (from `GET /credits` or the 402 body), or, for a caller " +
-        "whose DID is `did:ixo:<address>`, it is sent from that address (then only the sends from it count). " +
+        'whose DID is `did:ixo:<address>`, it is sent from that address (then only the sends from it count). ' +
         'Unknown to the node (maybe still pending: retry shortly): 404 `payment_not_found`. Failed on chain: ' +
         '422 `payment_failed`. Not bound to the caller (`memo`, or `sender` for a did:ixo caller), or a wrong ' +
         'recipient, denom or amount: 422 `payment_mismatch` with `mismatch` naming what differs. The same txHash again credits nothing: ' +

@@ -39,17 +39,19 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
  * {@link decodeUserText} reverses the last step.
  */
 export function encodeUserText(text: string): string {
-  return text
-    .replace(LONE_SURROGATE, '\ufffd')
-    .replace(/\p{Cf}+/gu, '')
-    .normalize('NFKC')
-    .replace(/[\p{Cc}\p{Zl}\p{Zp}\s]+/gu, ' ')
-    // Trimmed, and no combining mark first: it would combine with the `>` of the opening tag.
-    .replace(/^[ \p{M}]+| +$/gu, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(ANGLE_LOOKALIKES, (c) => `&#x${(c.codePointAt(0) ?? 0).toString(16)};`);
+  return (
+    text
+      .replace(LONE_SURROGATE, '\ufffd')
+      .replace(/\p{Cf}+/gu, '')
+      .normalize('NFKC')
+      .replace(/[\p{Cc}\p{Zl}\p{Zp}\s]+/gu, ' ')
+      // Trimmed, and no combining mark first: it would combine with the `>` of the opening tag.
+      .replace(/^[ \p{M}]+| +$/gu, '')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(ANGLE_LOOKALIKES, (c) => `&#x${(c.codePointAt(0) ?? 0).toString(16)};`)
+  );
 }
 
 /** The text of {@link encodeUserText} as the user wrote it (after its folding of white space and forms). */

@@ -68,9 +68,7 @@ export function verifyPayment(found: GetTxResponse, expected: ExpectedPayment): 
   }
   const toPayTo = sends.filter((s) => s.to_address === expected.payTo);
   const memoIsCallers = found.tx.body.memo.includes(expected.memo);
-  const fromCallersAccount = expected.sender
-    ? toPayTo.filter((s) => s.from_address === expected.sender)
-    : [];
+  const fromCallersAccount = expected.sender ? toPayTo.filter((s) => s.from_address === expected.sender) : [];
   // The memo binds the whole transaction to the caller; the sender binds only the sends from the caller.
   const fromCaller = memoIsCallers ? toPayTo : fromCallersAccount;
   const inDenom = (list: MsgSend[]): bigint =>
