@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { ApiError } from './errors.js';
+import { isStorableText } from './unsafe-text.js';
 
 const c = initContract();
 
@@ -36,10 +37,11 @@ export const PhoneNumber = z
  * { "sessionId": "ATUid_1", "serviceCode": "*384*123#", "phoneNumber": "+254712345678", "text": "2*1" }
  */
 export const UssdRequest = z.object({
-  sessionId: z.string().min(1).max(USSD_SESSION_ID_MAX),
+  /** No NUL or lone surrogate (as in every text field): else the request is invalid input. */
+  sessionId: z.string().min(1).max(USSD_SESSION_ID_MAX).refine(isStorableText),
   serviceCode: ServiceCode,
   phoneNumber: PhoneNumber,
-  text: z.string().max(USSD_TEXT_MAX),
+  text: z.string().max(USSD_TEXT_MAX).refine(isStorableText),
   /** Mobile network code added by Africa's Talking; accepted and ignored. */
   networkCode: z.string().max(16).optional(),
 });

@@ -5,7 +5,9 @@
 // are set (as in CI).
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JSON_MAX_DEPTH } from '../../lib/unsafe-text.js';
+import { JSON_MAX_DEPTH } from '../../contracts/unsafe-text.js';
+import { USSD_INVALID_INPUT_REPLY } from '../../contracts/ussd.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
 import { openTestRedis, TEST_REDIS_URL } from '../helpers/redis.js';
 import { newUser, oracleApi, type OracleUser } from '../oracle/helpers/oracle-client.js';
 import { startOracleApp, type OracleApp } from '../oracle/helpers/oracle-app.js';
@@ -273,4 +275,68 @@ describe(`bad input on every route (${TEST_REDIS_URL ? 'PostgreSQL + Redis' : 'e
     const p = await api.call('GET', '/rooms/room_%00');
     expect(p.body.message).toBe('path: a NUL character (U+0000) is not accepted in any text.');
   });
+});
+
+// The USSD gateway answers invalid input in its own words (spec section 7 A): a NUL or a lone surrogate in the
+// session id or the text is invalid input, and no session is made of it. A form body's bytes that are not UTF-8
+// (`%ED%A0%80`) are read as U+FFFD by the form parser, so they are text: served, never a 5xx.
+describe('bad input on the USSD gateway', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { ENABLED_PARTS: 'ussd', USSD_RATE_LIMIT_PER_MINUTE: '1000000' } });
+  });
+  afterAll(() => t.close());
+
+  const post = (body: string, type: string) =>
+    fetch(`${t.url}/api/ussd`, { method: 'POST', headers: { 'content-type': type }, body });
+  const form = (fields: Record<string, string>) =>
+    Object.entries(fields)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('&');
+  const fresh = () => `fz-${Math.random().toString(36).slice(2)}`;
+
+  it.each(
+    Object.entries(POISONS).flatMap(([label, poison]) =>
+      (['sessionId', 'text'] as const).map((field) => [label, field, poison] as const),
+    ),
+  )('%s in %s (JSON): END Invalid input, and no session', async (_label, field, poison) => {
+    const sessionId = fresh();
+    const body = { sessionId, serviceCode: '*384*123#', phoneNumber: '+254712345678', text: '' };
+    const r = await post(JSON.stringify({ ...body, [field]: `${body[field]}${poison}` }), 'application/json');
+    expect(r.status).toBe(200);
+    expect(await r.text()).toBe(USSD_INVALID_INPUT_REPLY);
+    expect(JSON.stringify(await (await fetch(`${t.url}/api/ussd/sessions`)).json())).not.toContain(sessionId);
+  });
+
+  it.each(['sessionId', 'text'] as const)('a NUL in %s (form): END Invalid input', async (field) => {
+    const fields = {
+      sessionId: fresh(),
+      serviceCode: '*384*123%23',
+      phoneNumber: '%2B254712345678',
+      text: '',
+    };
+    const r = await post(
+      form({ ...fields, [field]: `${fields[field]}a%00b` }),
+      'application/x-www-form-urlencoded',
+    );
+    expect(await r.text()).toBe(USSD_INVALID_INPUT_REPLY);
+  });
+
+  it.each(['sessionId', 'text'] as const)(
+    'bytes that are not UTF-8 in %s (form): read as U+FFFD, served',
+    async (field) => {
+      const fields = {
+        sessionId: fresh(),
+        serviceCode: '*384*123%23',
+        phoneNumber: '%2B254712345678',
+        text: '',
+      };
+      const r = await post(
+        form({ ...fields, [field]: `${fields[field]}a%ED%A0%80b` }),
+        'application/x-www-form-urlencoded',
+      );
+      expect(r.status).toBe(200);
+      expect(await r.text()).toMatch(/^(CON|END) /);
+    },
+  );
 });

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { findUnsafeText, pathSegment, unsafeTextReason } from '../../../lib/unsafe-text.js';
+import { findUnsafeText, pathSegment, unsafeTextReason } from '../../../contracts/unsafe-text.js';
 import { OracleHttpError } from './oracle-error.js';
 
 /** Why a percent-encoded URL part is not text: bytes that are not UTF-8, or what unsafeTextReason says. */

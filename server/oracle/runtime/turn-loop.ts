@@ -1,4 +1,4 @@
-import { findUnsafeText } from '../../../lib/unsafe-text.js';
+import { findUnsafeText } from '../../../contracts/unsafe-text.js';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { zodToJsonSchema } from 'zod-to-json-schema';

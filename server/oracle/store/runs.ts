@@ -1,4 +1,4 @@
-import { toStorableJson, toStorableText } from '../../../lib/unsafe-text.js';
+import { toStorableJson, toStorableText } from '../../../contracts/unsafe-text.js';
 import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { RunInfo, RunStatus } from '../../../contracts/oracle.js';
 import type { Database, OracleRunsTable } from '../../db/schema.js';

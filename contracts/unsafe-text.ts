@@ -10,6 +10,11 @@ export const JSON_MAX_DEPTH = 64;
 
 const NUL_OR_LONE_SURROGATE = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/** Whether `text` is text every store accepts: no NUL, no lone surrogate (a refinement for string fields). */
+export function isStorableText(text: string): boolean {
+  return !NUL_OR_LONE_SURROGATE.test(text);
+}
+
 /** Why `text` is not text, in words naming the character (never echoing the rest), or undefined when it is. */
 export function unsafeTextReason(text: string): string | undefined {
   const found = NUL_OR_LONE_SURROGATE.exec(text)?.[0];
