@@ -174,3 +174,28 @@ describe('every token expires within its maximum lifetime (issue 36 item 5)', ()
     ).toBe('connected');
   });
 });
+
+describe('a delegation stored before tokens had a maximum lifetime', () => {
+  // Issue 36 item 5: only presented tokens were checked, so a delegation stored with no expiry (or a 100-year
+  // one) before the maximum went on authorising turns sent with the invocation alone.
+  it('counts as expired: a turn sent without a delegation answers 401 delegation_expired', async () => {
+    const user = await newUser(app.oracleDid);
+    const api = oracleApi(app.url, user);
+    const session = await api.createSession();
+    expect((await api.call('POST', `/messages/${session.sessionId}`, { message: 'first' })).status).toBe(200);
+    await app.ctx.db.kysely
+      .updateTable('oracle_delegations')
+      .set({ expires_at: new Date(Date.now() + 100 * YEAR_S * 1000) })
+      .where('user_did', '=', user.did)
+      .execute();
+    const r = await api.call(
+      'POST',
+      `/messages/${session.sessionId}`,
+      { message: 'second' },
+      { 'x-ucan-delegation': '' },
+    );
+    expect(r).toMatchObject({ status: 401, body: { code: 'delegation_expired' } });
+    // A delegation within the maximum, sent again, is stored and the turn runs.
+    expect((await api.call('POST', `/messages/${session.sessionId}`, { message: 'third' })).status).toBe(200);
+  });
+});

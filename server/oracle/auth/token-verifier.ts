@@ -47,7 +47,7 @@ export const DEFAULT_TOKEN_LIFETIMES: TokenLifetimes = {
 };
 
 /** Clock skew allowed between a client that mints a token of the maximum lifetime and this server. */
-const LIFETIME_SKEW_SECONDS = 300;
+export const LIFETIME_SKEW_SECONDS = 300;
 
 /** Longest time a verified token is trusted from the cache (tokens without expiry, revocation lists later). */
 const MAX_CACHE_MS = 10 * 60_000;

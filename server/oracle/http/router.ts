@@ -6,7 +6,7 @@ import { oracleContract, type OracleRouteMetadata, type Price } from '../../../c
 import type { Config } from '../../config.js';
 import { AuthError } from '../auth/auth-error.js';
 import { authenticate, tokensFromHeaders, type AuthContext } from '../auth/authenticate.js';
-import type { TokenVerifier } from '../auth/token-verifier.js';
+import { LIFETIME_SKEW_SECONDS, type TokenVerifier } from '../auth/token-verifier.js';
 import type { OracleIdentity } from '../identity.js';
 import type { ModelRegistry } from '../models/registry.js';
 import { whenAnswered } from '../runs/abort-handshake.js';
@@ -203,7 +203,12 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
       } else {
         const stored = await svc.delegations.get(userDid);
         if (!stored) throw new AuthError('delegation_missing');
-        if (stored.expiresAt.getTime() <= Date.now()) throw new AuthError('delegation_expired');
+        // A delegation stored before tokens had a maximum lifetime (or with none) counts as expired when it
+        // outlives that maximum: the SDK then mints one within it.
+        const latest =
+          Date.now() + (svc.config.ORACLE_DELEGATION_MAX_LIFETIME_S + LIFETIME_SKEW_SECONDS) * 1000;
+        const expiresAt = stored.expiresAt.getTime();
+        if (expiresAt <= Date.now() || expiresAt > latest) throw new AuthError('delegation_expired');
       }
       for (const guard of svc.turnGuards)
         await guard({ userDid, sessionId: params.sessionId, requestId, model });
