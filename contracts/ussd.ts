@@ -1,7 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { ApiError } from './errors.js';
-import { isStorableText } from './unsafe-text.js';
+import { STORABLE_TEXT } from './unsafe-text.js';
 
 const c = initContract();
 
@@ -38,10 +38,10 @@ export const PhoneNumber = z
  */
 export const UssdRequest = z.object({
   /** No NUL or lone surrogate (as in every text field): else the request is invalid input. */
-  sessionId: z.string().min(1).max(USSD_SESSION_ID_MAX).refine(isStorableText),
+  sessionId: z.string().min(1).max(USSD_SESSION_ID_MAX).regex(STORABLE_TEXT),
   serviceCode: ServiceCode,
   phoneNumber: PhoneNumber,
-  text: z.string().max(USSD_TEXT_MAX).refine(isStorableText),
+  text: z.string().max(USSD_TEXT_MAX).regex(STORABLE_TEXT),
   /** Mobile network code added by Africa's Talking; accepted and ignored. */
   networkCode: z.string().max(16).optional(),
 });

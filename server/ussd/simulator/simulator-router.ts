@@ -6,7 +6,7 @@ import type { MenuTree } from '../../../generated/menus.js';
 import type { Config } from '../../config.js';
 import { createOperatorAuth } from '../../operator-auth.js';
 import { projectRoot } from '../../project-root.js';
-import { pageContentSecurityPolicy, setHeaders, type HeaderSet } from '../../security-headers.js';
+import { pageHeaders, setHeaders, type HeaderSet } from '../../security-headers.js';
 
 /** Where the page lives: `GET /ussd/simulator` and its files under it. */
 export const SIMULATOR_PATH = '/ussd/simulator';
@@ -54,7 +54,7 @@ export function createSimulatorRouter(
         .update(m[1] ?? '')
         .digest('base64'),
     );
-    return pageContentSecurityPolicy({ styleHashes: styles });
+    return pageHeaders({ styleHashes: styles });
   };
   router.use(SIMULATOR_PATH, (_req, res, next) => {
     policy ??= mapPolicy().catch((err: unknown) => {
