@@ -1,7 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { ApiError } from './errors.js';
-import { STORABLE_TEXT } from './unsafe-text.js';
 
 const c = initContract();
 
@@ -37,11 +36,10 @@ export const PhoneNumber = z
  * { "sessionId": "ATUid_1", "serviceCode": "*384*123#", "phoneNumber": "+254712345678", "text": "2*1" }
  */
 export const UssdRequest = z.object({
-  /** No NUL or lone surrogate (as in every text field): else the request is invalid input. */
-  sessionId: z.string().min(1).max(USSD_SESSION_ID_MAX).regex(STORABLE_TEXT),
+  sessionId: z.string().min(1).max(USSD_SESSION_ID_MAX),
   serviceCode: ServiceCode,
   phoneNumber: PhoneNumber,
-  text: z.string().max(USSD_TEXT_MAX).regex(STORABLE_TEXT),
+  text: z.string().max(USSD_TEXT_MAX),
   /** Mobile network code added by Africa's Talking; accepted and ignored. */
   networkCode: z.string().max(16).optional(),
 });

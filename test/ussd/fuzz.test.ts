@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USSD_INVALID_INPUT_REPLY, USSD_SESSION_EXPIRED_REPLY, UssdRequest } from '../../contracts/ussd.js';
-import { isStorableText } from '../../contracts/unsafe-text.js';
+import { findUnsafeText, isStorableText } from '../../contracts/unsafe-text.js';
 import { SCREEN_MAX, screenLength } from '../../lib/ussd/screen-layout.js';
 import { inject, type InjectedRequest } from '../helpers/inject.js';
 import { loadFlows } from '../../scripts/tools/lib/ussd-flows/flow-file.js';
@@ -240,7 +240,9 @@ describe('fuzzing POST /api/ussd and the debug route', () => {
         expect(res.text).toMatch(/^(CON|END) /);
         const isValid =
           req.headers?.['content-type']?.startsWith('application/json; charset=utf-16') !== true &&
-          UssdRequest.safeParse(parsedBody(req)).success;
+          UssdRequest.safeParse(parsedBody(req)).success &&
+          // No NUL or lone surrogate anywhere in the body (issue 36: the server checks it beside the contract).
+          findUnsafeText(parsedBody(req), 'body') === undefined;
         if (isValid) {
           valid++;
           expect(res.text).not.toBe(USSD_INVALID_INPUT_REPLY);
