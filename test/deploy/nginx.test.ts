@@ -594,8 +594,13 @@ describe.skipIf(reason !== undefined)('nginx in front of two instances (README "
         fromNginx: true,
       })),
     );
-    // nginx refused them itself: no instance was asked.
-    const log = (await readFile(path.join(work, 'access.log'), 'utf8')).slice(before);
+    // nginx refused them itself: no instance was asked. (nginx writes a log line after its answer has left:
+    // the last one may not be there yet when the client has read it, so wait for all five, up to 5 s.)
+    let log = '';
+    for (const until = Date.now() + 5000; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
+      log = (await readFile(path.join(work, 'access.log'), 'utf8')).slice(before);
+      if (log.split('\n').filter(Boolean).length >= 5) break;
+    }
     // ($uri as nginx matched it: slashes merged, percent-escapes decoded.)
     expect(log.split('\n').filter(Boolean)).toEqual([
       '403 POST /api/ussd upstream=-/-',

@@ -308,33 +308,28 @@ describe('bad input on the USSD gateway', () => {
     expect(JSON.stringify(await (await fetch(`${t.url}/api/ussd/sessions`)).json())).not.toContain(sessionId);
   });
 
-  it.each(['sessionId', 'text'] as const)('a NUL in %s (form): END Invalid input', async (field) => {
+  /** A form post whose `field` ends with the percent-encoded `bytes`. */
+  const formWith = (field: 'sessionId' | 'text', bytes: string) => {
     const fields = {
       sessionId: fresh(),
       serviceCode: '*384*123%23',
       phoneNumber: '%2B254712345678',
       text: '',
     };
-    const r = await post(
-      form({ ...fields, [field]: `${fields[field]}a%00b` }),
+    return post(
+      form({ ...fields, [field]: `${fields[field]}${bytes}` }),
       'application/x-www-form-urlencoded',
     );
-    expect(await r.text()).toBe(USSD_INVALID_INPUT_REPLY);
+  };
+
+  it.each(['sessionId', 'text'] as const)('a NUL in %s (form): END Invalid input', async (field) => {
+    expect(await (await formWith(field, 'a%00b')).text()).toBe(USSD_INVALID_INPUT_REPLY);
   });
 
   it.each(['sessionId', 'text'] as const)(
     'bytes that are not UTF-8 in %s (form): read as U+FFFD, served',
     async (field) => {
-      const fields = {
-        sessionId: fresh(),
-        serviceCode: '*384*123%23',
-        phoneNumber: '%2B254712345678',
-        text: '',
-      };
-      const r = await post(
-        form({ ...fields, [field]: `${fields[field]}a%ED%A0%80b` }),
-        'application/x-www-form-urlencoded',
-      );
+      const r = await formWith(field, 'a%ED%A0%80b');
       expect(r.status).toBe(200);
       expect(await r.text()).toMatch(/^(CON|END) /);
     },
