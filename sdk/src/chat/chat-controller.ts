@@ -7,6 +7,7 @@ import {
 } from '../../../contracts/events.js';
 import type { SendMessageBody } from '../../../contracts/oracle.js';
 import type { ActionRegistry } from '../context/action-registry.js';
+import type { ReauthorizationReason } from '../auth/token-cache.js';
 import type { OracleHttp } from '../http/oracle-http.js';
 import { isAbortError, isPaymentRequired } from '../http/oracle-request-error.js';
 import { loadJsonSchemaConverter } from '../tools/json-schema.js';
@@ -59,6 +60,12 @@ interface Turn {
 }
 
 const toError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
+
+/** What `onReauthorize` is told when a refused handshake asks for a new delegation. */
+const reauthorizationReason = (code: string | undefined): ReauthorizationReason =>
+  code === 'delegation_missing' || code === 'delegation_expired' || code === 'auth_expired'
+    ? code
+    : 'expired';
 
 const randomId = (): string =>
   typeof globalThis.crypto?.randomUUID === 'function'
@@ -515,8 +522,11 @@ export class ChatController {
       sessionId: this.sessionId,
       userDid: this.deps.userDid,
       retryBaseMs: this.deps.socketRetryBaseMs,
-      auth: async (refresh): Promise<SocketAuth> => {
-        if (refresh) await http.renewDelegation(undefined, 'auth_expired').catch(() => undefined);
+      auth: async (refresh, code): Promise<SocketAuth> => {
+        // Only what the server's refusal asked for is minted again (socket-channel.ts); a decline fails the
+        // handshake, and the channel reports it.
+        if (refresh === 'delegation') await http.renewDelegation(undefined, reauthorizationReason(code));
+        if (refresh === 'invocation') await http.renewInvocation();
         const headers = await http.authHeaders();
         const auth: SocketAuth = { ucanDelegation: headers['x-ucan-delegation'] ?? '' };
         const bearer = headers['authorization'];
@@ -525,6 +535,7 @@ export class ChatController {
       },
       onEvent: (name, payload) => this.#onSocketEvent(name, payload),
       onConnectedChange: (connected) => this.store.setMeta({ isRealTimeConnected: connected }),
+      onRefused: (error) => this.store.setMeta({ error, isRealTimeConnected: false }),
     });
     this.#socket = socket;
     socket.connect();

@@ -1,6 +1,8 @@
 import type { WebSocket as WebSocketTransport } from 'engine.io-client';
 import type { io as ioFunction, Socket } from 'socket.io-client';
 import type { ClientEventName, ClientEventPayload } from '../../../contracts/events.js';
+import { OracleRequestError } from '../http/oracle-request-error.js';
+import { backoffDelay } from '../util/backoff.js';
 
 type TransportClass = typeof WebSocketTransport;
 type Io = typeof ioFunction;
@@ -35,29 +37,81 @@ export interface SocketAuth {
   ucanDelegation: string;
 }
 
+/**
+ * Which token a handshake after a refusal must carry anew: `delegation` (the server said it has none, an
+ * expired one, or one it cannot accept: minted again, which may ask the wallet), `invocation` (the server said
+ * a token expired: only the short-lived invocation is minted again), or none (the same tokens).
+ */
+export type AuthRefresh = 'delegation' | 'invocation' | undefined;
+
+/** Refusals after which the delegation is minted again (once in a row): it is missing, expired or not accepted. */
+export const DELEGATION_REFUSALS: ReadonlySet<string> = new Set([
+  'delegation_missing',
+  'delegation_expired',
+  'auth_missing',
+  'auth_malformed',
+  'auth_bad_signature',
+  'auth_unknown_issuer',
+  'auth_wrong_audience',
+  'auth_wrong_capability',
+  'auth_issuer_mismatch',
+  'auth_not_yet_valid',
+  'auth_lifetime_too_long',
+]);
+
+/** Refusals that no new token changes: the chat's session or room is gone, or the handshake is malformed. */
+const FINAL_REFUSALS: ReadonlySet<string> = new Set(['session_not_found', 'room_not_found', 'bad_request']);
+
+/** How many times in a row a handshake the server could not check (`unavailable`) is tried again. */
+export const UNAVAILABLE_RETRIES = 6;
+
 export interface SocketChannelOptions {
   wsUrl: string;
   sessionId: string;
   userDid: string;
-  /** Called at every (re)connect, so each handshake carries fresh tokens. */
-  auth: (refresh: boolean) => Promise<SocketAuth>;
+  /**
+   * Called at every (re)connect, so each handshake carries current tokens; `refresh` says which to mint anew,
+   * `code` the server's refusal that asked for it.
+   */
+  auth: (refresh: AuthRefresh, code?: string) => Promise<SocketAuth>;
   onEvent: (name: string, payload: unknown) => void;
   onConnectedChange: (connected: boolean) => void;
+  /**
+   * The channel gave up: the server refused the handshake for a reason no retry changes (the session or room
+   * is gone, a fresh token was refused again, the wallet declined, the service stayed unavailable). The error
+   * names the step, the URL and the server's code. Nothing is retried after it.
+   */
+  onRefused?: (error: Error) => void;
   /** Base delay of the reconnect backoff after a refused handshake, ms. */
   retryBaseMs?: number;
 }
 
 /**
  * The chat session's socket.io channel (namespace `/`, query `{sessionId, userDid}`, auth of spec §5 C3).
- * Transport drops reconnect through socket.io's own backoff; a refused handshake (`connect_error` from the
- * server, which socket.io does not retry) reconnects here with exponential backoff and fresh tokens.
+ * Transport drops reconnect through socket.io's own backoff. A refused handshake (`connect_error` from the
+ * server, which socket.io does not retry) is handled by the server's code, so that the wallet is asked only
+ * when a delegation is the problem:
+ * 1. {@link DELEGATION_REFUSALS}: the next handshake carries a newly minted delegation; refused again for
+ *    such a code, the channel gives up (no prompt loop).
+ * 2. `auth_expired`: the next handshake carries a newly minted invocation (no wallet prompt); once in a row.
+ * 3. `session_not_found`, `room_not_found`, `bad_request`: it gives up at once.
+ * 4. `unavailable`, or a refusal without a code: tried again with the same tokens after the SDK's backoff,
+ *    {@link UNAVAILABLE_RETRIES} times in a row, then it gives up.
+ * Giving up calls `onRefused` with an {@link OracleRequestError} (step `socket handshake`, the server's code).
+ * Tokens that cannot be had (the wallet declined) give up at once with that error.
  */
 export class SocketChannel {
   #socket: Socket | undefined;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Refusals in a row that were retried with the same tokens (`unavailable`). */
   #refused = 0;
   #closed = false;
-  #refresh = false;
+  #refresh: AuthRefresh = undefined;
+  #refreshCode: string | undefined = undefined;
+  /** What was minted anew for the handshake just refused (a second refusal for it is final). */
+  #refreshed: AuthRefresh = undefined;
+  /** Why the tokens of the last handshake could not be had. */
+  #authError: unknown = undefined;
   /** Emits made before socket.io has loaded. */
   readonly #pending: [string, unknown][] = [];
 
@@ -82,10 +136,19 @@ export class SocketChannel {
       query: { sessionId: opts.sessionId, userDid: opts.userDid },
       auth: (cb) => {
         const refresh = this.#refresh;
-        this.#refresh = false;
-        opts.auth(refresh).then(
+        const code = this.#refreshCode;
+        this.#refresh = undefined;
+        this.#refreshCode = undefined;
+        this.#refreshed = refresh;
+        this.#authError = undefined;
+        opts.auth(refresh, code).then(
           (auth) => cb({ ...auth }),
-          () => cb({}),
+          (err: unknown) => {
+            // No tokens (the wallet declined, the oracle is unreachable): the handshake goes without, and its
+            // refusal ends the channel with this error.
+            this.#authError = err;
+            cb({});
+          },
         );
       },
       reconnectionDelay: 500,
@@ -94,23 +157,63 @@ export class SocketChannel {
     });
     socket.on('connect', () => {
       this.#refused = 0;
+      this.#refreshed = undefined;
       opts.onConnectedChange(true);
     });
     socket.on('disconnect', () => opts.onConnectedChange(false));
-    socket.on('connect_error', () => {
+    socket.on('connect_error', (err: Error & { data?: unknown }) => {
       opts.onConnectedChange(false);
       // socket.active is false when the server refused the handshake: socket.io will not retry by itself.
       if (socket.active || this.#closed) return;
-      const base = opts.retryBaseMs ?? 1000;
-      const delay = Math.min(30_000, base * 2 ** this.#refused) * (0.8 + Math.random() * 0.4);
-      this.#refused++;
-      this.#refresh = true;
-      this.#retryTimer = setTimeout(() => {
-        if (!this.#closed) socket.connect();
-      }, delay);
+      this.#onRefused(socket, err);
     });
     socket.onAny((name: string, payload: unknown) => opts.onEvent(name, payload));
     return socket;
+  }
+
+  #onRefused(socket: Socket, err: Error & { data?: unknown }): void {
+    const data = (typeof err.data === 'object' && err.data !== null ? err.data : {}) as {
+      code?: unknown;
+      statusCode?: unknown;
+    };
+    const code = typeof data.code === 'string' ? data.code : undefined;
+    const giveUp = (cause: unknown = err): void => {
+      this.close();
+      this.opts.onRefused?.(
+        cause instanceof Error && !(cause === err)
+          ? cause
+          : new OracleRequestError(
+              `The chat's socket at ${this.opts.wsUrl} was refused${code ? ` (${code})` : ''}: ${err.message}`,
+              {
+                status: typeof data.statusCode === 'number' ? data.statusCode : 0,
+                ...(code ? { code } : {}),
+                step: 'socket handshake',
+                cause: err,
+              },
+            ),
+      );
+    };
+    if (this.#authError !== undefined) return giveUp(this.#authError);
+    if (code !== undefined && FINAL_REFUSALS.has(code)) return giveUp();
+    if (code !== undefined && DELEGATION_REFUSALS.has(code)) {
+      if (this.#refreshed === 'delegation') return giveUp();
+      return this.#retry(socket, 'delegation', 0, code);
+    }
+    if (code === 'auth_expired') {
+      // A new invocation first; refused as expired again, the delegation is what expired (once more, then no).
+      if (this.#refreshed === 'delegation') return giveUp();
+      return this.#retry(socket, this.#refreshed === 'invocation' ? 'delegation' : 'invocation', 0, code);
+    }
+    if (this.#refused >= UNAVAILABLE_RETRIES) return giveUp();
+    this.#retry(socket, undefined, backoffDelay(this.#refused++, { baseMs: this.opts.retryBaseMs ?? 1000 }));
+  }
+
+  #retry(socket: Socket, refresh: AuthRefresh, delayMs: number, code?: string): void {
+    this.#refresh = refresh;
+    this.#refreshCode = code;
+    this.#retryTimer = setTimeout(() => {
+      if (!this.#closed) socket.connect();
+    }, delayMs);
   }
 
   get connected(): boolean {

@@ -27,7 +27,7 @@ const stepOf = (req: OracleRequest): OracleStep => `${req.method} ${req.path}` a
 
 /** 401 codes after which a fresh delegation is posted to `/delegation` and the request retried once. */
 const DELEGATION_CODES = new Set(['delegation_missing', 'delegation_expired']);
-/** 401 codes after which the cached tokens are re-minted and the request retried once. */
+/** 401 codes after which the invocation (the delegation, when there is no invocation) is re-minted and the request retried once. */
 const STALE_TOKEN_CODES = new Set(['auth_expired']);
 
 /**
@@ -109,7 +109,7 @@ export class OracleHttp {
         await this.renewDelegation(req.signal, err.code as ReauthorizationReason);
         res = await this.#fetch(req);
       } else if (err.code && STALE_TOKEN_CODES.has(err.code)) {
-        await this.#renewTokens();
+        await this.renewInvocation(req.signal);
         res = await this.#fetch(req);
       } else {
         throw err;
@@ -141,12 +141,14 @@ export class OracleHttp {
     return url.toString();
   }
 
-  async #renewTokens(): Promise<void> {
+  /**
+   * Mints a new invocation (`auth_expired`: the short-lived token ran out). Without `createInvocation` the
+   * delegation is the only token: it is minted again and posted to `/delegation` (which may ask the wallet).
+   */
+  async renewInvocation(signal?: AbortSignal): Promise<void> {
     const { tokens, userDid, withInvocation } = this.auth;
-    await Promise.all([
-      tokens.renew('delegation', userDid, this.oracleDid, 'auth_expired'),
-      withInvocation ? tokens.renew('invocation', userDid, this.oracleDid, 'auth_expired') : undefined,
-    ]);
+    if (withInvocation) await tokens.renew('invocation', userDid, this.oracleDid, 'auth_expired');
+    else await this.renewDelegation(signal, 'auth_expired');
   }
 
   async #fetch(req: OracleRequest): Promise<Response> {

@@ -2,11 +2,13 @@
  * Which step of talking to an oracle failed: the chain lookup of its addresses, its `/config`, or a route of
  * the service (named by method and path, e.g. `GET /sessions`).
  */
-export type OracleStep = 'chain lookup' | 'config' | `${'GET' | 'POST' | 'DELETE'} /${string}`;
+export type OracleStep =
+  'chain lookup' | 'config' | 'socket handshake' | `${'GET' | 'POST' | 'DELETE'} /${string}`;
 
 const STEP_NAMES: Record<string, string> = {
   'chain lookup': 'the chain lookup',
   config: 'reading /config',
+  'socket handshake': "connecting the chat's socket",
   'GET /sessions': 'the session list',
   'POST /sessions': 'creating a session',
   'GET /models': 'the model list',

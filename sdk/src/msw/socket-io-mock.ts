@@ -42,7 +42,8 @@ export class SocketIoMockClient {
         this.auth = data.length > 2 ? (JSON.parse(data.slice(2)) as Record<string, unknown>) : undefined;
         const refusal = handlers.onConnect(this);
         if (refusal !== undefined) {
-          raw.send('44' + JSON.stringify({ message: refusal }));
+          // As the oracle refuses: a message, and `data` with the code and its HTTP status.
+          raw.send('44' + JSON.stringify({ message: refusalMessage(refusal), data: refusalData(refusal) }));
           return;
         }
         this.connected = true;
@@ -73,4 +74,28 @@ export class SocketIoMockClient {
     this.connected = false;
     this.raw.close();
   }
+}
+
+/** The HTTP status the oracle gives a refused handshake's code (server/oracle/socket/socket-server.ts). */
+function refusalData(code: string): { code: string; statusCode: number } {
+  const statusCode =
+    code === 'session_not_found' || code === 'room_not_found'
+      ? 404
+      : code === 'bad_request'
+        ? 400
+        : code === 'unavailable'
+          ? 503
+          : 401;
+  return { code, statusCode };
+}
+
+/** The oracle's message for a refused handshake's code. */
+function refusalMessage(code: string): string {
+  const messages: Record<string, string> = {
+    session_not_found: 'Chat session not found.',
+    room_not_found: 'Room not found.',
+    bad_request: 'The handshake needs query sessionId and userDid.',
+    unavailable: 'The service could not check the handshake; try again.',
+  };
+  return messages[code] ?? `The handshake was refused (${code}).`;
 }

@@ -67,7 +67,11 @@ export interface OracleMockOptions {
   delegation?: 'stored' | 'missing' | 'expired';
   /** Refuse requests without `Authorization: Bearer` + `X-Auth-Type: ucan` (401 `auth_missing`). */
   requireInvocation?: boolean;
-  /** Decides the socket handshake: return a refusal message (the client gets `connect_error`), or nothing. */
+  /**
+   * Decides the socket handshake: return the oracle's refusal code (`session_not_found`, `delegation_expired`,
+   * `auth_expired`, `unavailable`, …: the client gets `connect_error` with `data: {code, statusCode}`, as from
+   * the oracle), or nothing to accept it.
+   */
   socketAuth?: (handshake: {
     query: URLSearchParams;
     auth: Record<string, unknown> | undefined;

@@ -1,6 +1,8 @@
 // SocketChannel against a real socket.io server in this process: the handshake's query and auth, events in
-// and out (an emit before socket.io has loaded included), a refused handshake retried with fresh tokens, a
-// dropped connection, close. Then ChatController's socket side: browser tools and actions run once and
+// and out (an emit before socket.io has loaded included), refused handshakes handled by the server's code (a
+// new delegation only when the delegation is the problem, a new invocation for an expired token, no retry for a
+// session or room that is gone, bounded retries while the service is unavailable), a dropped connection,
+// close. Then ChatController's socket side: browser tools and actions run once and
 // answer, socket events land in their turn's message, other sessions' and invalid events are ignored.
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,7 +11,12 @@ import { WebSocket as NodeWebSocket } from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ChatController } from '../../src/chat/chat-controller.js';
-import { SocketChannel, type SocketAuth } from '../../src/chat/socket-channel.js';
+import {
+  SocketChannel,
+  UNAVAILABLE_RETRIES,
+  type AuthRefresh,
+  type SocketAuth,
+} from '../../src/chat/socket-channel.js';
 import { ActionRegistry } from '../../src/context/action-registry.js';
 import type { OracleHttp } from '../../src/http/oracle-http.js';
 import { OracleRequestError } from '../../src/http/oracle-request-error.js';
@@ -19,8 +26,11 @@ interface Handshake {
   auth: Record<string, unknown>;
 }
 
-/** A socket.io server on a free port; `refuse` decides, per handshake, whether to refuse it. */
-async function startServer(refuse: (h: Handshake, n: number) => boolean = () => false) {
+/**
+ * A socket.io server on a free port; `refuse` decides, per handshake, whether to refuse it: `true` without a
+ * code, or with the oracle's code (the error's `data: {code, statusCode}`, as server/oracle/socket sends).
+ */
+async function startServer(refuse: (h: Handshake, n: number) => boolean | string = () => false) {
   const http: HttpServer = createServer();
   const io = new Server(http, { path: '/socket.io', transports: ['websocket'] });
   const handshakes: Handshake[] = [];
@@ -29,7 +39,10 @@ async function startServer(refuse: (h: Handshake, n: number) => boolean = () => 
   io.use((socket, next) => {
     const h = { query: { ...socket.handshake.query }, auth: { ...socket.handshake.auth } };
     handshakes.push(h);
-    if (refuse(h, handshakes.length)) next(new Error('auth_failed'));
+    const refusal = refuse(h, handshakes.length);
+    if (typeof refusal === 'string') {
+      next(Object.assign(new Error(`refused: ${refusal}`), { data: { code: refusal, statusCode: 401 } }));
+    } else if (refusal) next(new Error('auth_failed'));
     else next();
   });
   io.on('connection', (socket) => {
@@ -68,24 +81,28 @@ async function until(check: () => boolean, ms = 4000): Promise<void> {
   expect(check()).toBe(true);
 }
 
-function channel(url: string, auth: (refresh: boolean) => Promise<SocketAuth>, retryBaseMs = 20) {
+function channel(url: string, auth: (refresh: AuthRefresh) => Promise<SocketAuth>, retryBaseMs = 20) {
   const events: [string, unknown][] = [];
   const connected: boolean[] = [];
-  const authCalls: boolean[] = [];
+  const authCalls: AuthRefresh[] = [];
+  const codes: (string | undefined)[] = [];
+  const refusals: Error[] = [];
   const ch = new SocketChannel({
     wsUrl: url,
     sessionId: 'ses_1',
     userDid: 'did:key:z6MkUser',
     retryBaseMs,
-    auth: (refresh) => {
+    auth: (refresh, code) => {
       authCalls.push(refresh);
+      codes.push(code);
       return auth(refresh);
     },
     onEvent: (name, payload) => void events.push([name, payload]),
     onConnectedChange: (c) => void connected.push(c),
+    onRefused: (error) => void refusals.push(error),
   });
   channels.push(ch);
-  return { ch, events, connected, authCalls };
+  return { ch, events, connected, authCalls, codes, refusals };
 }
 
 describe('SocketChannel', () => {
@@ -100,7 +117,7 @@ describe('SocketChannel', () => {
     ch.connect();
     await until(() => ch.connected);
     expect(connected).toEqual([true]);
-    expect(authCalls).toEqual([false]);
+    expect(authCalls).toEqual([undefined]);
     expect(server.handshakes).toHaveLength(1);
     expect(server.handshakes[0]?.query).toMatchObject({ sessionId: 'ses_1', userDid: 'did:key:z6MkUser' });
     expect(server.handshakes[0]?.auth).toEqual({ ucanDelegation: 'del-1', invocation: 'inv-1' });
@@ -124,17 +141,100 @@ describe('SocketChannel', () => {
     expect(server.handshakes[0]?.auth).toEqual({});
   });
 
-  it('a refused handshake is tried again after the backoff with refreshed tokens, until accepted', async () => {
+  it('a handshake refused without a code is tried again after the backoff with the same tokens, until accepted', async () => {
     const server = await startServer((_h, n) => n <= 2);
-    let n = 0;
     const { ch, connected, authCalls } = channel(server.url, () =>
-      Promise.resolve({ ucanDelegation: `del-${++n}` }),
+      Promise.resolve({ ucanDelegation: 'del' }),
     );
     ch.connect();
     await until(() => ch.connected);
-    expect(authCalls).toEqual([false, true, true]);
-    expect(server.handshakes.map((h) => h.auth['ucanDelegation'])).toEqual(['del-1', 'del-2', 'del-3']);
+    expect(authCalls).toEqual([undefined, undefined, undefined]);
     expect(connected).toEqual([false, false, true]);
+  });
+
+  // Issue 35: any refused handshake re-minted the delegation (a wallet prompt every ≤ 30 s, without limit),
+  // for a deleted session, a removed room member or a database outage too.
+  it.each(['delegation_missing', 'delegation_expired', 'auth_bad_signature', 'auth_wrong_audience'])(
+    '%s: the next handshake carries a new delegation; refused again for it, the channel gives up (no prompt loop)',
+    async (code) => {
+      const server = await startServer(() => code);
+      const { ch, authCalls, codes, refusals } = channel(server.url, () =>
+        Promise.resolve({ ucanDelegation: 'del' }),
+      );
+      ch.connect();
+      await until(() => refusals.length === 1);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(authCalls).toEqual([undefined, 'delegation']);
+      expect(codes).toEqual([undefined, code]);
+      expect(server.handshakes).toHaveLength(2);
+      expect(refusals[0]).toMatchObject({
+        name: 'OracleRequestError',
+        code,
+        step: 'socket handshake',
+        message: `The chat's socket at ${server.url} was refused (${code}): refused: ${code}`,
+      });
+    },
+  );
+
+  it('a new delegation that is accepted: connected, and nothing is reported', async () => {
+    const server = await startServer((_h, n) => (n === 1 ? 'delegation_expired' : false));
+    const { ch, authCalls, refusals } = channel(server.url, () => Promise.resolve({ ucanDelegation: 'del' }));
+    ch.connect();
+    await until(() => ch.connected);
+    expect(authCalls).toEqual([undefined, 'delegation']);
+    expect(refusals).toEqual([]);
+  });
+
+  it('auth_expired: a new invocation first (no wallet), then a new delegation, then it gives up', async () => {
+    const server = await startServer(() => 'auth_expired');
+    const { ch, authCalls, refusals } = channel(server.url, () => Promise.resolve({ ucanDelegation: 'del' }));
+    ch.connect();
+    await until(() => refusals.length === 1);
+    expect(authCalls).toEqual([undefined, 'invocation', 'delegation']);
+    expect(refusals[0]).toMatchObject({ code: 'auth_expired' });
+  });
+
+  it.each(['session_not_found', 'room_not_found', 'bad_request'])(
+    '%s: reported at once, never retried, no token minted',
+    async (code) => {
+      const server = await startServer(() => code);
+      const { ch, authCalls, refusals, connected } = channel(server.url, () =>
+        Promise.resolve({ ucanDelegation: 'del' }),
+      );
+      ch.connect();
+      await until(() => refusals.length === 1);
+      await new Promise((r) => setTimeout(r, 150));
+      expect(server.handshakes).toHaveLength(1);
+      expect(authCalls).toEqual([undefined]);
+      expect(connected).toEqual([false]);
+      expect(refusals[0]).toMatchObject({ code, step: 'socket handshake' });
+      expect(refusals[0]?.message).toContain(server.url);
+    },
+  );
+
+  it(`unavailable: tried again with the same tokens after the backoff, ${UNAVAILABLE_RETRIES} times, then reported`, async () => {
+    const server = await startServer(() => 'unavailable');
+    const { ch, authCalls, refusals } = channel(
+      server.url,
+      () => Promise.resolve({ ucanDelegation: 'del' }),
+      5,
+    );
+    ch.connect();
+    await until(() => refusals.length === 1, 8000);
+    expect(server.handshakes).toHaveLength(UNAVAILABLE_RETRIES + 1);
+    expect(authCalls.every((r) => r === undefined)).toBe(true);
+    expect(refusals[0]).toMatchObject({ code: 'unavailable' });
+  });
+
+  it('tokens that cannot be had (the wallet declined) and a refusal: that error is reported, nothing retried', async () => {
+    const server = await startServer(() => 'auth_missing');
+    const declined = new Error('Re-authorization was declined');
+    const { ch, refusals } = channel(server.url, () => Promise.reject(declined));
+    ch.connect();
+    await until(() => refusals.length === 1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(refusals).toEqual([declined]);
+    expect(server.handshakes).toHaveLength(1);
   });
 
   it('the retry waits about its base delay, doubling for each refusal in a row', async () => {
@@ -166,7 +266,7 @@ describe('SocketChannel', () => {
     server.sockets[0]?.conn.close();
     await until(() => connected.length >= 3);
     expect(connected).toEqual([true, false, true]);
-    expect(authCalls).toEqual([false, false]);
+    expect(authCalls).toEqual([undefined, undefined]);
   });
 
   it('close: disconnects, reports nothing more, retries nothing; a channel closed before loading never connects', async () => {
@@ -253,8 +353,8 @@ describe('ChatController over the socket', () => {
     releaseBare();
   });
 
-  it('a refused handshake renews the delegation (reason auth_expired) and retries with the new tokens', async () => {
-    const server = await startServer((_h, n) => n === 1);
+  it("a handshake refused for its delegation renews the delegation (with the server's reason) and retries with the new tokens", async () => {
+    const server = await startServer((_h, n) => (n === 1 ? 'delegation_expired' : false));
     const { c } = controller(server.url);
     const renewals: unknown[][] = [];
     let version = 1;
@@ -270,12 +370,46 @@ describe('ChatController over the socket', () => {
     } as unknown as OracleHttp;
     const release = c.retain({ http: renewing, wsUrl: server.url });
     await until(() => c.store.getMeta().isRealTimeConnected);
-    expect(renewals).toEqual([[undefined, 'auth_expired']]);
+    expect(renewals).toEqual([[undefined, 'delegation_expired']]);
     expect(server.handshakes.map((h) => h.auth)).toEqual([
       { ucanDelegation: 'del-1', invocation: 'inv-1' },
       { ucanDelegation: 'del-2', invocation: 'inv-2' },
     ]);
     release();
+  });
+
+  it("a handshake refused as expired renews only the invocation; one refused for its session is the chat's error, with no token minted", async () => {
+    const renewed: string[] = [];
+    const tracking = {
+      ...http({ 'x-ucan-delegation': 'del', authorization: 'Bearer inv' }),
+      renewDelegation: () => {
+        renewed.push('delegation');
+        return Promise.resolve();
+      },
+      renewInvocation: () => {
+        renewed.push('invocation');
+        return Promise.resolve();
+      },
+    } as unknown as OracleHttp;
+    const expired = await startServer((_h, n) => (n === 1 ? 'auth_expired' : false));
+    const a = controller(expired.url);
+    const releaseA = a.c.retain({ http: tracking, wsUrl: expired.url });
+    await until(() => a.c.store.getMeta().isRealTimeConnected);
+    expect(renewed).toEqual(['invocation']);
+    releaseA();
+
+    const gone = await startServer(() => 'session_not_found');
+    const b = controller(gone.url);
+    const releaseB = b.c.retain({ http: tracking, wsUrl: gone.url });
+    // (This double answers every HTTP call 404, the history's too: wait for the socket's own error.)
+    await until(
+      () => (b.c.store.getMeta().error as { step?: string } | undefined)?.step === 'socket handshake',
+    );
+    expect(b.c.store.getMeta().error).toMatchObject({ code: 'session_not_found', step: 'socket handshake' });
+    expect(b.c.store.getMeta().isRealTimeConnected).toBe(false);
+    expect(renewed).toEqual(['invocation']);
+    expect(gone.handshakes).toHaveLength(1);
+    releaseB();
   });
 
   it('runs a browser tool call once and answers tool_result; ignores another session’s and a malformed one', async () => {

@@ -19,7 +19,7 @@ export function socketHandler(state: MockState): WebSocketHandler {
           (typeof s.auth?.['ucanDelegation'] !== 'string' || s.auth['ucanDelegation'] === ''
             ? 'auth_missing'
             : !s.query.get('sessionId') || !s.query.get('userDid')
-              ? 'sessionId and userDid are required'
+              ? 'bad_request'
               : undefined);
         state.handshakes.push({ query, auth: s.auth, accepted: refusal === undefined });
         if (refusal === undefined) {
