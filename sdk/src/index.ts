@@ -24,8 +24,11 @@ export type {
   ContractOracleArgs,
   ContractOracleResult,
   MsgSend,
+  UseContractOracleOptions,
   UseContractOracleResult,
 } from './hooks/use-contract-oracle.js';
+export type { PendingPayment } from './payments/pending-payments.js';
+export type { ReportRetry } from './payments/report-payment.js';
 export { useMemoryEngine } from './hooks/use-memory-engine.js';
 export type { UseMemoryEngineResult } from './hooks/use-memory-engine.js';
 export { useGetOpenIdToken, getOpenIdToken } from './hooks/use-get-openid-token.js';

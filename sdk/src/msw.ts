@@ -17,6 +17,7 @@ export type {
   OracleHandlers,
   OracleMockControl,
   OracleMockOptions,
+  PaymentReportAnswer,
   RecordedRequest,
 } from './msw/oracle-handlers.js';
 export { MockRun } from './msw/mock-run.js';

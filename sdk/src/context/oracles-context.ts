@@ -2,6 +2,7 @@ import type { QueryClient } from '@tanstack/react-query';
 import { createContext, useContext } from 'react';
 import type { TokenCache } from '../auth/token-cache.js';
 import type { ChatRegistry } from '../chat/chat-registry.js';
+import type { PendingPayments } from '../payments/pending-payments.js';
 import { OracleHttp } from '../http/oracle-http.js';
 import type { OracleOverrides } from '../types.js';
 import type { RetryPolicy } from '../config/config-queries.js';
@@ -34,6 +35,8 @@ export interface OraclesContextValue {
   overrides: OracleOverrides | undefined;
   /** Tokens per (user DID, oracle DID). */
   tokens: TokenCache;
+  /** Signed payments not yet confirmed by their oracle, kept in the delegation storage (`useContractOracle`). */
+  payments: PendingPayments;
   withInvocation: boolean;
   /** The TanStack Query client every server-state hook uses (the app's, or the provider's own). */
   queryClient: QueryClient;

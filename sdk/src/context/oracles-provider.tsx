@@ -1,9 +1,14 @@
 import { QueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import { defaultDelegationStorage, type DelegationStorage } from '../auth/delegation-storage.js';
+import {
+  defaultDelegationStorage,
+  memoryDelegationStorage,
+  type DelegationStorage,
+} from '../auth/delegation-storage.js';
 import { TokenCache, type ReauthorizeFn, type SerializedUcan } from '../auth/token-cache.js';
 import { ChatRegistry } from '../chat/chat-registry.js';
 import { DEFAULT_RETRY, type RetryPolicy } from '../config/config-queries.js';
+import { PendingPayments } from '../payments/pending-payments.js';
 import type { OracleOverrides } from '../types.js';
 import { ActionRegistry } from './action-registry.js';
 import {
@@ -53,6 +58,8 @@ export interface IOraclesProviderProps {
   /**
    * Where delegations are kept across page loads, per (user, oracle), never used past expiry. Default:
    * `localStorage` in a browser (as the reference SDK), memory elsewhere; `null` keeps them in memory only.
+   * `useContractOracle` keeps a signed, not yet confirmed payment here too (key `oracles_pending_payment::…`),
+   * so that a reload reports it again rather than paying twice.
    */
   delegationStorage?: DelegationStorage | null;
   /** How config lookups retry: `{ attempts: 3, baseMs: 1000, maxMs: 30000 }` by default. */
@@ -83,6 +90,8 @@ export function OraclesProvider(props: IOraclesProviderProps): ReactNode {
   latest.current = props;
   const [stable] = useState(() => {
     const p = props;
+    const storage =
+      p.delegationStorage === null ? undefined : (p.delegationStorage ?? defaultDelegationStorage());
     const tokens = new TokenCache(
       (kind, oracleDid) => {
         const now = latest.current;
@@ -93,11 +102,12 @@ export function OraclesProvider(props: IOraclesProviderProps): ReactNode {
         return now.createDelegation(oracleDid);
       },
       Date.now,
-      p.delegationStorage === null ? undefined : (p.delegationStorage ?? defaultDelegationStorage()),
+      storage,
       (request) => latest.current.onReauthorize?.(request),
     );
     return {
       tokens,
+      payments: new PendingPayments(storage ?? memoryDelegationStorage()),
       ownQueryClient: new QueryClient(),
       actions: new ActionRegistry(),
       ui: new UiRegistry(),
@@ -125,6 +135,7 @@ export function OraclesProvider(props: IOraclesProviderProps): ReactNode {
   const value = useMemo<OraclesContextValue>(
     () => ({
       tokens: stable.tokens,
+      payments: stable.payments,
       actions: stable.actions,
       ui: stable.ui,
       chats: stable.chats,

@@ -21,6 +21,7 @@ import {
   type MockScript,
   type OracleMockControl,
   type OracleMockOptions,
+  type PaymentReportAnswer,
   type RecordedRequest,
 } from './types.js';
 
@@ -36,6 +37,10 @@ export interface MockState {
   readonly toolTimeout: number;
   script: MockScript;
   paymentRequired: string[] | false;
+  /** Scripted answers of the next payment reports, first first. */
+  readonly paymentReports: PaymentReportAnswer[];
+  /** The first answer of each credited txHash (a report of it again answers the same, crediting nothing). */
+  readonly credited: Map<string, { balance: number; settledClaims: string[] }>;
   delegationState: 'stored' | 'missing' | 'expired';
   preferences: UserPreferences | null;
   readonly config: OracleConfig;
@@ -92,6 +97,8 @@ export function createMockState(options: OracleMockOptions): MockState {
     toolTimeout: options.toolTimeoutMs ?? 15_000,
     script: options.script ?? DEFAULT_SCRIPT,
     paymentRequired: options.paymentRequired ?? false,
+    paymentReports: [...(options.paymentReports ?? [])],
+    credited: new Map(),
     delegationState: options.delegation ?? 'stored',
     preferences: options.preferences ?? null,
     config: {

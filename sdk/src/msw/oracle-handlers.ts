@@ -15,6 +15,7 @@ export type {
   OracleHandlers,
   OracleMockControl,
   OracleMockOptions,
+  PaymentReportAnswer,
   RecordedRequest,
 } from './types.js';
 
@@ -69,6 +70,9 @@ export function createOracleHandlers(options: OracleMockOptions = {}): OracleHan
     },
     setPaymentRequired: (claims) => {
       state.paymentRequired = claims;
+    },
+    answerPaymentReports: (answers) => {
+      state.paymentReports.push(...answers);
     },
     latestRun: (sessionId) => latestRun(state, sessionId),
   };

@@ -81,6 +81,16 @@ export interface OracleMockOptions {
   /** How long a browser-tool or action call waits for its result, ms (default 15000, as the oracle). */
   toolTimeoutMs?: number;
   credits?: Partial<CreditsAccount>;
+  /**
+   * How the next `POST /credits/payments` reports are answered, one entry per report, before reports are
+   * credited as usual: a refusal of the service (404 `payment_not_found` while the block is not in yet, 422
+   * `payment_mismatch` or `payment_failed`, 409 `payment_conflict`) or `network_error` (no answer at all). As
+   * the service, a txHash that was credited answers its first answer again and credits nothing.
+   *
+   * @example
+   * createOracleHandlers({ paymentReports: ['payment_not_found', 'payment_not_found'] }) // credited on the third
+   */
+  paymentReports?: PaymentReportAnswer[];
   memories?: Memory[];
   /**
    * The user's preferences (`GET /user-preferences`); `null` (the default) when none are set. A scripted
@@ -90,6 +100,10 @@ export interface OracleMockOptions {
   /** Serve a Matrix home server's `whoami` and `openid/request_token` at this origin. */
   matrixHomeServer?: string;
 }
+
+/** A scripted answer to a payment report (see {@link OracleMockOptions.paymentReports}). */
+export type PaymentReportAnswer =
+  'payment_not_found' | 'payment_mismatch' | 'payment_failed' | 'payment_conflict' | 'network_error';
 
 /** A request the mock received. */
 export interface RecordedRequest {
@@ -126,6 +140,8 @@ export interface OracleMockControl {
   dropSockets(sessionId?: string): void;
   setScript(script: MockScript): void;
   setPaymentRequired(claims: string[] | false): void;
+  /** Queues answers for the next payment reports (after those still queued), as `paymentReports`. */
+  answerPaymentReports(answers: PaymentReportAnswer[]): void;
   /** The latest run of a session. */
   latestRun(sessionId: string): MockRun | undefined;
 }

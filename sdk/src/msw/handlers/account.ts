@@ -4,6 +4,23 @@ import { memoryContract, type Memory } from '../../../../contracts/memory.js';
 import { oracleContract, type SerializedToken } from '../../../../contracts/oracle.js';
 import { preferencesContract, type UserPreferences } from '../../../../contracts/preferences.js';
 import { errorBody, guard, nextId, now, routeUrl, type MockState } from '../mock-state.js';
+import type { PaymentReportAnswer } from '../types.js';
+
+/** The service's refusal of a payment report, as `POST /credits/payments` answers it. */
+function refusedPayment(answer: PaymentReportAnswer): Response {
+  switch (answer) {
+    case 'payment_not_found':
+      return errorBody(404, answer, 'The chain node does not know this transaction (yet).');
+    case 'payment_mismatch':
+      return errorBody(422, answer, 'The transaction does not pay this oracle as reported.');
+    case 'payment_failed':
+      return errorBody(422, answer, 'The transaction failed on chain.');
+    case 'payment_conflict':
+      return errorBody(409, answer, 'This transaction was reported by another user.');
+    case 'network_error':
+      return HttpResponse.error();
+  }
+}
 
 /** The user's things with the oracle: the stored delegation, credits, memory and preferences. */
 export function accountHandlers(state: MockState): HttpHandler[] {
@@ -32,21 +49,25 @@ export function accountHandlers(state: MockState): HttpHandler[] {
       });
     }),
     http.post(url(creditsContract.pay.path), async ({ request }) => {
-      const g = await guard<{ amount?: { amount?: string } } | undefined>(
+      const g = await guard<{ txHash?: string; amount?: { amount?: string } } | undefined>(
         state,
         request,
         '/credits/payments',
       );
       if (g.refused) return g.refused;
+      const txHash = g.body?.txHash;
       const amount = Number(g.body?.amount?.amount);
-      if (!Number.isFinite(amount)) return errorBody(400, 'bad_request', 'amount is required.');
+      if (typeof txHash !== 'string' || !Number.isFinite(amount))
+        return errorBody(400, 'bad_request', 'txHash and amount are required.');
+      const scripted = state.paymentReports.shift();
+      if (scripted) return refusedPayment(scripted);
+      const first = state.credited.get(txHash);
+      if (first) return HttpResponse.json(first);
       state.credits.balance += amount * state.credits.payTo.creditsPerUnit;
-      const settledClaims = state.paymentRequired || [];
+      const answer = { balance: state.credits.balance, settledClaims: state.paymentRequired || [] };
       state.paymentRequired = false;
-      return HttpResponse.json<{ balance: number; settledClaims: string[] }>({
-        balance: state.credits.balance,
-        settledClaims,
-      });
+      state.credited.set(txHash, answer);
+      return HttpResponse.json<{ balance: number; settledClaims: string[] }>(answer);
     }),
     http.get(url(memoryContract.list.path), async ({ request }) => {
       const g = await guard(state, request, '/memory');
