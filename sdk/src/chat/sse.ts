@@ -14,6 +14,50 @@ const warnOnce = (key: string, message: string): void => {
   console.warn(`[oracles-client-sdk] ${message}`);
 };
 
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The reference oracle's forms of two events, read as this service's (../shared/facts/oracle-wire-protocol.md),
+ * so that an app written for the reference works against either server:
+ * - `done` as `{}` or with booleans `{aborted, interrupted, failed}` instead of `status`;
+ * - `tool_call` with the call's id only in `eventId`, and the reference's wrapper `toolName: 'toolCall'` with
+ *   the real name in `args.toolName`; `args` and `status` may be absent (`done` when an `output` came).
+ * Anything else is passed through as it came.
+ */
+export function fromReferenceForm(name: string, data: unknown): unknown {
+  if (!isRecord(data)) return data;
+  if (name === 'done' && data['status'] === undefined) {
+    const status =
+      data['failed'] === true
+        ? 'failed'
+        : data['interrupted'] === true
+          ? 'interrupted'
+          : data['aborted'] === true
+            ? 'aborted'
+            : 'finished';
+    return {
+      status,
+      ...(typeof data['partialText'] === 'string' ? { partialText: data['partialText'] } : {}),
+    };
+  }
+  if (
+    name === 'tool_call' &&
+    (data['toolCallId'] === undefined || data['eventId'] === undefined || data['status'] === undefined)
+  ) {
+    const id = typeof data['toolCallId'] === 'string' ? data['toolCallId'] : data['eventId'];
+    const args = isRecord(data['args']) ? { ...data['args'] } : {};
+    let toolName = data['toolName'];
+    if (toolName === 'toolCall' && typeof args['toolName'] === 'string') {
+      toolName = args['toolName'];
+      delete args['toolName'];
+    }
+    const status = data['status'] ?? (data['output'] !== undefined ? 'done' : 'isRunning');
+    return { ...data, toolCallId: id, eventId: id, toolName, args, status };
+  }
+  return data;
+}
+
 /** Turns one parsed SSE message into a typed event; unknown names and invalid payloads are skipped. */
 export function toStreamEvent(msg: EventSourceMessage): StreamEvent | undefined {
   const name = (msg.event ?? 'message') as ServerEventName;
@@ -29,7 +73,7 @@ export function toStreamEvent(msg: EventSourceMessage): StreamEvent | undefined 
     warnOnce(`json:${name}`, `ignoring a "${name}" event whose data is not JSON`);
     return undefined;
   }
-  const parsed = schema.safeParse(data);
+  const parsed = schema.safeParse(fromReferenceForm(name, data));
   if (!parsed.success) {
     warnOnce(`shape:${name}`, `ignoring a "${name}" event that does not match its schema`);
     return undefined;

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useSyncExternalStore } from 'react';
 import type { SendMessageBody } from '../../../contracts/oracle.js';
 import type { ChatController } from '../chat/chat-controller.js';
-import { resolveOracle } from '../config/config-queries.js';
+import { effectiveOverrides, resolveOracle } from '../config/config-queries.js';
 import { useOraclesContext } from '../context/oracles-context.js';
 import { oracleKeys } from '../query/keys.js';
 import type { ChatStatus, IChatOptions, IMessage, RunState, ToolSchemas, UIComponents } from '../types.js';
@@ -91,6 +91,11 @@ export function useChat<S extends ToolSchemas = ToolSchemas>(options: IChatOptio
   const { oracleDid, sessionId } = options;
   const config = useOraclesConfig(oracleDid, options.overrides);
   const { apiUrl, wsUrl, isConfigReady } = config;
+  // Overrides that name both addresses need nothing of `/config` (a server of the reference protocol has none):
+  // the chat starts on them, and a failed `/config` is not the chat's error.
+  const given = effectiveOverrides(ctx, options.overrides);
+  const configOptional = given?.baseUrl !== undefined && given.wsUrl !== undefined;
+  const canStart = apiUrl !== undefined && (isConfigReady || configOptional);
 
   // One chat per user, oracle, session and server: hooks of the same session whose overrides point at other
   // addresses talk to their own server, not to the one the first of them resolved.
@@ -126,9 +131,9 @@ export function useChat<S extends ToolSchemas = ToolSchemas>(options: IChatOptio
   }, [ui, components]);
 
   useEffect(() => {
-    if (!isConfigReady || !apiUrl || sessionId === '') return undefined;
+    if (!canStart || !apiUrl || sessionId === '') return undefined;
     return controller.retain({ http: http(oracleDid, apiUrl), wsUrl });
-  }, [controller, http, oracleDid, sessionId, isConfigReady, apiUrl, wsUrl]);
+  }, [controller, http, oracleDid, sessionId, canStart, apiUrl, wsUrl]);
 
   const { store } = controller;
   const messages = useSyncExternalStore(store.subscribeMessages, store.getMessages, store.getMessages);
@@ -156,8 +161,8 @@ export function useChat<S extends ToolSchemas = ToolSchemas>(options: IChatOptio
     abortStream,
     status: meta.status,
     isSending: meta.status === 'submitted' || meta.status === 'streaming',
-    isLoading: !noSession && (meta.isLoading || (!isConfigReady && config.error === undefined)),
-    error: meta.error ?? config.error,
+    isLoading: !noSession && (meta.isLoading || (!canStart && config.error === undefined)),
+    error: meta.error ?? (configOptional ? undefined : config.error),
     sendMessageError: meta.sendMessageError,
     refetchMessages,
     isRealTimeConnected: meta.isRealTimeConnected,

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { readEventStream } from '../../src/chat/sse.js';
+import { fromReferenceForm, readEventStream } from '../../src/chat/sse.js';
 
 const enc = new TextEncoder();
 
@@ -90,5 +90,59 @@ describe('the SSE reader', () => {
       (await read(['data: {"content":"x","timestamp":"2026-11-23T10:00:00.000Z"}\n\n'])).flat()[0]?.event
         .eventName,
     ).toBe('message');
+  });
+});
+
+describe("the reference server's event forms (fromReferenceForm)", () => {
+  it.each([
+    [{}, { status: 'finished' }],
+    [
+      { aborted: true, partialText: 'Hel' },
+      { status: 'aborted', partialText: 'Hel' },
+    ],
+    [{ interrupted: true }, { status: 'interrupted' }],
+    [{ failed: true, aborted: true }, { status: 'failed' }],
+    [{ aborted: false, interrupted: false, failed: false }, { status: 'finished' }],
+    [
+      { status: 'aborted', partialText: 'x' },
+      { status: 'aborted', partialText: 'x' },
+    ],
+  ])('done %j reads as %j', (data, read) => {
+    expect(fromReferenceForm('done', data)).toEqual(read);
+  });
+
+  it('tool_call: the id from eventId, the real name from args.toolName, the status from output', () => {
+    const ref = { sessionId: 's', requestId: 'r' };
+    expect(
+      fromReferenceForm('tool_call', {
+        ...ref,
+        toolName: 'toolCall',
+        args: { q: 1, toolName: 'search' },
+        eventId: 'c1',
+        status: 'isRunning',
+      }),
+    ).toEqual({
+      ...ref,
+      toolCallId: 'c1',
+      eventId: 'c1',
+      toolName: 'search',
+      args: { q: 1 },
+      status: 'isRunning',
+    });
+    expect(
+      fromReferenceForm('tool_call', { ...ref, toolName: 'search', eventId: 'c2', output: 'ok' }),
+    ).toEqual({
+      ...ref,
+      toolCallId: 'c2',
+      eventId: 'c2',
+      toolName: 'search',
+      args: {},
+      status: 'done',
+      output: 'ok',
+    });
+    // This service's own form is left as it is.
+    const own = { ...ref, toolCallId: 'c3', eventId: 'c3', toolName: 't', args: {}, status: 'done' };
+    expect(fromReferenceForm('tool_call', own)).toBe(own);
+    expect(fromReferenceForm('message', { content: 'x' })).toEqual({ content: 'x' });
   });
 });
