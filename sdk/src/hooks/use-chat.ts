@@ -154,15 +154,18 @@ export function useChat<S extends ToolSchemas = ToolSchemas>(options: IChatOptio
   const resumeRun = useCallback(() => controller.resumeRun(), [controller]);
   const detachStream = useCallback(() => controller.detachStream(), [controller]);
 
-  const noSession = sessionId === '';
+  // No session or no oracle named: idle, not loading.
+  const noSession = sessionId === '' || oracleDid === '';
+  // The oracle could not be resolved (its chain lookup or `/config` failed): the chat is in error (spec §7).
+  const setupError = configOptional ? undefined : config.error;
   return {
     messages,
     sendMessage,
     abortStream,
-    status: meta.status,
+    status: setupError !== undefined && meta.status === 'ready' && !canStart ? 'error' : meta.status,
     isSending: meta.status === 'submitted' || meta.status === 'streaming',
     isLoading: !noSession && (meta.isLoading || (!canStart && config.error === undefined)),
-    error: meta.error ?? (configOptional ? undefined : config.error),
+    error: meta.error ?? setupError,
     sendMessageError: meta.sendMessageError,
     refetchMessages,
     isRealTimeConnected: meta.isRealTimeConnected,

@@ -41,8 +41,11 @@ export function useModels(oracleDid: string, overrides?: OracleOverrides): UseMo
   return {
     models: query.data?.models ?? [],
     defaultModel: query.data?.default,
-    // Loading until the list arrives, the oracle's config resolution included.
-    isLoading: query.data === undefined && (config.error ?? query.error ?? undefined) === undefined,
+    // Loading until the list arrives, the oracle's config resolution included; idle with no oracle named.
+    isLoading:
+      oracleDid !== '' &&
+      query.data === undefined &&
+      (config.error ?? query.error ?? undefined) === undefined,
     error: config.error ?? query.error ?? undefined,
   };
 }

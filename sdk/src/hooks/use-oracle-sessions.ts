@@ -113,7 +113,9 @@ export function useOracleSessions(
   return {
     sessions,
     total,
-    isLoading: data === undefined && (config.error ?? query.error ?? undefined) === undefined,
+    // No oracle named (`oracleDid` empty): idle, not loading.
+    isLoading:
+      oracleDid !== '' && data === undefined && (config.error ?? query.error ?? undefined) === undefined,
     isReady: config.isConfigReady,
     error: config.error ?? query.error ?? undefined,
     createSession: create.mutateAsync,

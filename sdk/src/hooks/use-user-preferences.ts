@@ -56,7 +56,11 @@ export function useUserPreferences(
   );
   return {
     preferences: query.data,
-    isLoading: query.data === undefined && (config.error ?? query.error ?? undefined) === undefined,
+    // Idle with no oracle named (`oracleDid` empty).
+    isLoading:
+      oracleDid !== '' &&
+      query.data === undefined &&
+      (config.error ?? query.error ?? undefined) === undefined,
     error: config.error ?? query.error ?? undefined,
     refetch: query.refetch,
   };
