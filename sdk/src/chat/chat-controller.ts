@@ -183,7 +183,11 @@ export class ChatController {
 
   // --- history ---
 
-  /** Loads the newest page of history (replacing the thread); falls back to the whole legacy history. */
+  /**
+   * Loads the newest page of history; falls back to the whole legacy history. The pages loaded before it with
+   * `loadOlderMessages` are kept when the newest page still joins them (its first message is one of theirs),
+   * and with them the cursor to load older ones still; else the thread is the newest page.
+   */
   async refetchMessages(epoch = this.#epoch): Promise<IMessage[]> {
     const http = this.#endpoints?.http;
     if (!http) return this.store.getMessages();
@@ -192,9 +196,13 @@ export class ChatController {
     try {
       const page = await fetchNewestPage(http, this.sessionId, this.#pageSize());
       if (epoch !== this.#epoch) return this.store.getMessages();
-      this.#prevCursor = page.prevCursor;
       const loaded = page.messages.map(fromDto);
       const ids = new Set(loaded.map((m) => m.id));
+      // Older pages this thread holds, before the newest page's first message.
+      const current = this.store.getMessages();
+      const joinsAt = loaded[0] === undefined ? -1 : current.findIndex((m) => m.id === loaded[0]?.id);
+      const older = joinsAt > 0 ? current.slice(0, joinsAt).filter((m) => !ids.has(m.id)) : [];
+      if (older.length === 0) this.#prevCursor = page.prevCursor;
       // Keep the turn in flight (its optimistic user message and the answer) when history does not hold it
       // yet; everything else comes from history, so a refetch never duplicates a message. The oracle stores
       // the question under an id of its own as the turn starts (and the answer at its end): history that ends
@@ -212,13 +220,13 @@ export class ChatController {
             turn !== undefined &&
             ((m.id === turn.humanId && !stored) || m.id === turn.state.requestId),
         );
-      this.store.replaceAll([...loaded, ...live]);
+      this.store.replaceAll([...older, ...loaded, ...live]);
       this.#historyLoaded = true;
       const recovered = this.store.getMeta().status === 'error' && !turn ? { status: 'ready' as const } : {};
       this.store.setMeta({
         isLoading: false,
         error: undefined,
-        hasOlderMessages: page.hasOlder,
+        ...(older.length === 0 ? { hasOlderMessages: page.hasOlder } : {}),
         ...recovered,
       });
     } catch (e) {

@@ -336,6 +336,30 @@ describe('history', () => {
     expect(result.current.hasOlderMessages).toBe(false);
   });
 
+  // Issue 35: refetchMessages replaced the thread with the newest page, dropping the pages loaded before.
+  it('refetchMessages keeps the older pages loaded before, and loading older goes on from them', async () => {
+    const oracle = mockOracle({ sessions: [session()], history: { ses_1: thread } });
+    const { result } = renderHook(
+      () =>
+        useChat({
+          oracleDid: oracle.control.oracleDid,
+          sessionId: 'ses_1',
+          onPaymentRequiredError: vi.fn(),
+          historyPageSize: 20,
+        }),
+      { wrapper: providerFor(oracle) },
+    );
+    await waitFor(() => expect(result.current.messages).toHaveLength(20));
+    await act(() => result.current.loadOlderMessages());
+    expect(result.current.messages).toHaveLength(40);
+    await act(() => result.current.refetchMessages());
+    expect(result.current.messages.map((m) => m.id)).toEqual(thread.slice(5).map((m) => m.id));
+    expect(result.current.hasOlderMessages).toBe(true);
+    await act(() => result.current.loadOlderMessages());
+    expect(result.current.messages.map((m) => m.id)).toEqual(thread.map((m) => m.id));
+    expect(result.current.hasOlderMessages).toBe(false);
+  });
+
   it('falls back to the whole GET /messages/:id when the paged route is missing', async () => {
     const oracle = mockOracle({ sessions: [session()], history: { ses_1: thread }, legacyHistoryOnly: true });
     const { result } = renderHook(
