@@ -13,7 +13,7 @@ export const API_ERROR_CODES = [
   'not_found',
   /**
    * The session does not exist: a USSD session expired or never started (the user must dial again), or a chat
-   * session or run is unknown, deleted or another user's.
+   * session is unknown, deleted or another user's.
    */
   'session_not_found',
   /** Too many requests from this client in the current window. */
@@ -57,6 +57,8 @@ export const ORACLE_ERROR_CODES = [
   'payment_required',
   /** The request names a model this oracle does not serve (see `GET /models`). */
   'unknown_model',
+  /** The run does not exist, or it is another user's (the same answer either way). */
+  'run_not_found',
   /** The room does not exist, or the caller is not one of its members (the same answer either way). */
   'room_not_found',
   /** The caller is a member of the room, but only its owner may do this. */

@@ -91,14 +91,14 @@ export const OracleConfig = z.object({
 });
 export type OracleConfig = z.infer<typeof OracleConfig>;
 
+/** The title of a session that was given none and has no user message yet. */
+export const NEW_CHAT_TITLE = 'New chat';
+
 /** A chat session of one user with this oracle. */
 export const ChatSession = z.object({
   sessionId: Id,
-  /**
-   * The title given at creation, else the session's first user message (trimmed); null before one. This
-   * server always sends it; other producers (the SDK's mocks) may leave it out.
-   */
-  title: z.string().nullable().optional(),
+  /** The title given at creation, else the session's first user message (trimmed), else {@link NEW_CHAT_TITLE}. */
+  title: z.string(),
   createdAt: Timestamp,
   lastUpdatedAt: Timestamp,
   oracleName: z.string(),
@@ -442,10 +442,14 @@ export const oracleContract = c.router(
       method: 'GET',
       path: '/sessions/:sessionId/run',
       summary: "The session's latest run (re-join it while it is queued, running or recovering)",
+      description:
+        'A session with no run yet answers 204 with no body; an unknown session, or one that is not the ' +
+        "caller's, answers 404 `session_not_found`.",
       metadata: ucan,
       pathParams: SessionParams,
       responses: {
         200: z.object({ run: RunInfo }),
+        204: c.noBody(),
         400: OracleError,
         401: OracleError,
         404: OracleError,
@@ -511,6 +515,9 @@ export const oracleContract = c.router(
       path: '/runs/:runId',
       summary:
         "Re-joins a run's events after event id `after` (or the Last-Event-ID header), then follows it live",
+      description:
+        "A run that is unknown, another user's or no longer kept answers 404 `run_not_found` (the same answer " +
+        'either way).',
       metadata: { auth: 'ucan', stream: 'always' } satisfies OracleRouteMetadata,
       pathParams: z.object({ runId: Id }),
       query: z.object({ after: z.coerce.number().int().min(0).optional() }),

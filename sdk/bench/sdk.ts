@@ -129,6 +129,7 @@ async function main(): Promise<void> {
     sessions: [
       {
         sessionId: 'bench',
+        title: 'Bench',
         createdAt: '2026-11-01T10:00:00.000Z',
         lastUpdatedAt: '2026-11-01T10:00:00.000Z',
         oracleName: 'o',
@@ -140,6 +141,7 @@ async function main(): Promise<void> {
   });
   oracle.control.sessions.push({
     sessionId: 'warm',
+    title: 'Warm-up',
     createdAt: '2026-11-01T10:00:00.000Z',
     lastUpdatedAt: '2026-11-01T10:00:00.000Z',
     oracleName: 'o',

@@ -11,6 +11,7 @@ import {
   OracleHttpError,
   oracleErrorHandler,
   roomNotFound,
+  runNotFound,
 } from '../../server/oracle/http/oracle-error.js';
 import { BadCursorError } from '../../server/oracle/store/messages.js';
 
@@ -99,7 +100,10 @@ describe('oracleErrorHandler', () => {
       status: 404,
       body: { code: 'session_not_found', message: 'Chat session not found.' },
     });
-    expect(await answerTo(() => notFound('Run'))).toMatchObject({ body: { message: 'Run not found.' } });
+    expect(await answerTo(() => runNotFound())).toMatchObject({
+      status: 404,
+      body: { code: 'run_not_found', message: 'Run not found.' },
+    });
     expect(await answerTo(() => roomNotFound())).toMatchObject({
       status: 404,
       body: { code: 'room_not_found', message: 'Room not found.' },

@@ -1,7 +1,7 @@
 // The oracle routes' exact answers where no other test pins them: /config as the SDK reads it (its addresses
-// from PUBLIC_BASE_URL, else the request's own origin), deleting a session, a run that is not there, an unknown
-// model (refused before anything is written), and a Last-Event-ID that is not a whole number of at most 16
-// digits (ignored: the replay starts at the beginning).
+// from PUBLIC_BASE_URL, else the request's own origin), deleting a session, a session with no run yet (204),
+// a run that is not there (run_not_found), an unknown model (refused before anything is written), and a
+// Last-Event-ID that is not a whole number of at most 16 digits (ignored: the replay starts at the beginning).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newUser, oracleApi, type OracleUser } from './helpers/oracle-client.js';
 import { startOracleApp, type OracleApp } from './helpers/oracle-app.js';
@@ -48,14 +48,36 @@ describe('oracle route answers', () => {
     expect(await api.call('GET', `/messages/${session.sessionId}`)).toMatchObject(notFound);
   });
 
-  it('a session without a run, and a run that is not there or not yours: 404 “Run not found.”', async () => {
+  it('GET /sessions/:id/run with no run yet answers 204 with no body (every chat mount asked and logged a red 404)', async () => {
+    const api = oracleApi(app.url, user);
+    const session = await api.createSession();
+    const answer = await api.call('GET', `/sessions/${session.sessionId}/run`);
+    expect({ status: answer.status, body: answer.body }).toEqual({ status: 204, body: undefined });
+    // Not the caller's, or not there: the session's 404, as before.
+    const sessionNotFound = {
+      status: 404,
+      body: { code: 'session_not_found', message: 'Chat session not found.', statusCode: 404 },
+    };
+    const other = oracleApi(app.url, await newUser(app.oracleDid));
+    expect(await other.call('GET', `/sessions/${session.sessionId}/run`)).toMatchObject(sessionNotFound);
+    expect(await api.call('GET', '/sessions/00000000-0000-4000-8000-000000000000/run')).toMatchObject(
+      sessionNotFound,
+    );
+    // Once a turn ran, its run.
+    await api.call('POST', `/messages/${session.sessionId}`, { message: 'hello' });
+    expect(await api.call('GET', `/sessions/${session.sessionId}/run`)).toMatchObject({
+      status: 200,
+      body: { run: { sessionId: session.sessionId, status: 'finished' } },
+    });
+  });
+
+  it('a run that is not there or not yours: 404 run_not_found (its own code, not session_not_found)', async () => {
     const api = oracleApi(app.url, user);
     const session = await api.createSession();
     const runNotFound = {
       status: 404,
-      body: { code: 'session_not_found', message: 'Run not found.', statusCode: 404 },
+      body: { code: 'run_not_found', message: 'Run not found.', statusCode: 404 },
     };
-    expect(await api.call('GET', `/sessions/${session.sessionId}/run`)).toMatchObject(runNotFound);
     expect(await api.call('GET', '/runs/run_never')).toMatchObject(runNotFound);
     const turn = await api.call('POST', `/messages/${session.sessionId}`, { message: 'hello' });
     const runId = turn.headers.get('x-run-id') as string;
@@ -73,7 +95,7 @@ describe('oracle route answers', () => {
       body: { code: 'unknown_model', message: 'Unknown model nope; see GET /models.', statusCode: 400 },
     });
     expect((await api.call('GET', `/messages/${session.sessionId}`)).body.messages).toEqual([]);
-    expect((await api.call('GET', `/sessions/${session.sessionId}/run`)).status).toBe(404);
+    expect((await api.call('GET', `/sessions/${session.sessionId}/run`)).status).toBe(204);
   });
 
   it('metadata.roomId empty: no room is named, the turn goes on', async () => {

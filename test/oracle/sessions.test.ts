@@ -47,15 +47,17 @@ describe('sessions', () => {
     expect(page2.body.sessions.map((s: ChatSession) => s.sessionId)).toEqual([created[1]!.sessionId]);
   });
 
-  it('GET /sessions items carry a title: null before the first message, then the first user message trimmed (a given title wins)', async () => {
+  it('GET /sessions items always carry a string title: “New chat” before the first message (it was null), then the first user message trimmed (a given title wins)', async () => {
     const dora = oracleApi(app.url, await newUser(app.oracleDid));
     const plain = await dora.createSession();
     const named = (await dora.call('POST', '/sessions', { title: 'Garden plans' })).body as ChatSession;
+    expect(plain.title).toBe('New chat');
+    expect(named.title).toBe('Garden plans');
     const titles = async (): Promise<Record<string, string | null | undefined>> => {
       const page = (await dora.call('GET', '/sessions')).body as { sessions: ChatSession[] };
       return Object.fromEntries(page.sessions.map((s) => [s.sessionId, s.title]));
     };
-    expect(await titles()).toEqual({ [plain.sessionId]: null, [named.sessionId]: 'Garden plans' });
+    expect(await titles()).toEqual({ [plain.sessionId]: 'New chat', [named.sessionId]: 'Garden plans' });
     await dora.call('POST', `/messages/${plain.sessionId}`, { message: '  When do I plant maize?  ' });
     await dora.call('POST', `/messages/${plain.sessionId}`, { message: 'second question' });
     await dora.call('POST', `/messages/${named.sessionId}`, { message: 'not the title' });

@@ -104,4 +104,33 @@ describe('durable runs: the SDK against the real service', () => {
     expect(textOf(second.result.current.messages[1])).toBe(LONG);
     expect(second.result.current.run.ended).toBe('finished');
   });
+
+  it('a chat mounted on a session with no run yet: GET /sessions/:id/run answers 204 once, no error, no retry', async () => {
+    const wallet = await realWallet();
+    const sessionId = await newSession(app, wallet);
+    const fetched: string[] = [];
+    const realFetch = globalThis.fetch;
+    const spy = vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+      const response = await realFetch(input, init);
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      fetched.push(`${init?.method ?? 'GET'} ${url.pathname} ${response.status}`);
+      return response;
+    });
+    try {
+      const { result } = renderHook(
+        () => useChat({ oracleDid: ORACLE_DID, sessionId, onPaymentRequiredError: vi.fn() }),
+        { wrapper: providerFor(app, wallet) },
+      );
+      await waitFor(() => expect(fetched.some((f) => f.includes('/run '))).toBe(true));
+      await waitFor(() => expect(result.current.isConfigReady && !result.current.isLoading).toBe(true));
+      await act(() => new Promise((r) => setTimeout(r, 300)));
+      expect(fetched.filter((f) => f.includes('/run '))).toEqual([`GET /sessions/${sessionId}/run 204`]);
+      expect(fetched.filter((f) => !/ 2\d\d$/.test(f))).toEqual([]);
+      expect(result.current.error).toBeFalsy();
+      expect(result.current.status).toBe('ready');
+      expect(result.current.messages).toEqual([]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
 });

@@ -65,15 +65,19 @@ export class ChatTransport {
     return { requestId, runId: res.headers.get('x-run-id') ?? undefined, body: res.body };
   }
 
-  /** The session's run when one is in flight (`GET /sessions/:id/run`), else undefined. */
+  /**
+   * The session's run when one is in flight (`GET /sessions/:id/run`), else undefined. A session with no run
+   * yet answers 204; older oracles answer 404 (`run_not_found`, or `session_not_found` "Run not found.").
+   */
   async runInFlight(): Promise<RunInfo | undefined> {
     try {
-      const { run } = await this.http.call(oracleContract.currentRun, {
+      const answer = await this.http.call(oracleContract.currentRun, {
         params: { sessionId: this.sessionId },
       });
-      return IN_FLIGHT.has(run.status) ? run : undefined;
+      if (answer === null) return undefined; // 204: no run yet
+      return IN_FLIGHT.has(answer.run.status) ? answer.run : undefined;
     } catch {
-      return undefined; // 404: no run; anything else: nothing to pick up
+      return undefined; // 404: no run (older oracles); anything else: nothing to pick up
     }
   }
 

@@ -21,11 +21,13 @@ export type CallArgs<R extends AppRoute> = Params<R> &
   Query<R> &
   Body<R> & { signal?: AbortSignal; headers?: Record<string, string> };
 
-/** The body of a route's success answer (200 or 201), typed from the contract. */
-export type CallResult<R extends AppRoute> = ClientInferResponseBody<
-  R,
-  Extract<keyof R['responses'], 200 | 201>
->;
+/**
+ * The body of a route's success answer (200 or 201), typed from the contract; `null` too when the route may
+ * answer 204 (no body).
+ */
+export type CallResult<R extends AppRoute> =
+  | ClientInferResponseBody<R, Extract<keyof R['responses'], 200 | 201>>
+  | (204 extends keyof R['responses'] ? null : never);
 
 /** A route's path with its `:params` filled in (percent-encoded). */
 export function routePath(route: AppRoute, params: Record<string, unknown> | undefined): string {

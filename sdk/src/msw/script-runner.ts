@@ -1,4 +1,4 @@
-import type { StoredToolCall } from '../../../contracts/oracle.js';
+import { NEW_CHAT_TITLE, type StoredToolCall } from '../../../contracts/oracle.js';
 import type { UserPreferences } from '../../../contracts/preferences.js';
 import type { MockRun } from './mock-run.js';
 import { awaitResult, emitTo, nextId, now, sleep, type MockState } from './mock-state.js';
@@ -169,6 +169,7 @@ export async function executeScript(
   }
   if (!run.ended) run.finish(run.abortRequested ? 'aborted' : 'finished');
   const thread = state.history.get(sessionId) ?? [];
+  const firstQuestion = !thread.some((m) => m.type === 'human');
   thread.push({ id: nextId('msg'), type: 'human', content: userMessage, createdAt: run.createdAt });
   thread.push({
     id: requestId,
@@ -185,6 +186,8 @@ export async function executeScript(
   const session = state.sessions.find((s) => s.sessionId === sessionId);
   if (session) {
     session.lastUpdatedAt = now();
-    session.title ??= userMessage.slice(0, 40);
+    // As the oracle: a session given no title is "New chat" until its first question names it.
+    if (!session.title || (firstQuestion && session.title === NEW_CHAT_TITLE))
+      session.title = userMessage.slice(0, 40);
   }
 }

@@ -75,6 +75,7 @@ export function providerFor(
 export function session(id = 'ses_1') {
   return {
     sessionId: id,
+    title: 'New chat',
     createdAt: '2026-11-01T10:00:00.000Z',
     lastUpdatedAt: '2026-11-01T10:00:00.000Z',
     oracleName: 'Mock oracle',

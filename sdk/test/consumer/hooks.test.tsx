@@ -137,7 +137,7 @@ describe('useOracleSessions', () => {
       { wrapper: providerFor(oracle) },
     );
     await waitFor(() => expect(result.current.sessions.sessions).toHaveLength(1));
-    expect(result.current.sessions.sessions[0]?.title).toBeUndefined();
+    expect(result.current.sessions.sessions[0]?.title).toBe('New chat');
     act(() => result.current.chat.sendMessage('Plan a trip'));
     await waitFor(() => expect(result.current.sessions.sessions[0]?.title).toBe('Plan a trip'));
   });

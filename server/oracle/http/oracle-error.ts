@@ -21,9 +21,14 @@ export class OracleHttpError extends Error {
   }
 }
 
-/** The session, run or resource is absent or someone else's: the same answer either way. */
-export function notFound(what = 'Chat session'): OracleHttpError {
-  return new OracleHttpError(404, 'session_not_found', `${what} not found.`);
+/** The session is absent or someone else's: the same answer either way. */
+export function notFound(): OracleHttpError {
+  return new OracleHttpError(404, 'session_not_found', 'Chat session not found.');
+}
+
+/** The run is absent, no longer kept, or someone else's: the same answer either way. */
+export function runNotFound(): OracleHttpError {
+  return new OracleHttpError(404, 'run_not_found', 'Run not found.');
 }
 
 /** The room is absent or the caller is not a member: the same answer either way (no existence leak). */

@@ -20,7 +20,7 @@ import type { MessageStore } from '../store/messages.js';
 import { toRunInfo, type RunStore } from '../store/runs.js';
 import { toChatSession, type SessionStore } from '../store/sessions.js';
 import { openEventStream } from './event-stream.js';
-import { notFound, OracleHttpError, oracleErrorHandler, roomNotFound } from './oracle-error.js';
+import { notFound, OracleHttpError, oracleErrorHandler, roomNotFound, runNotFound } from './oracle-error.js';
 
 declare module 'express-serve-static-core' {
   interface Locals {
@@ -163,7 +163,8 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
     currentRun: async ({ params, res }) => {
       await ownedSession(res, params.sessionId);
       const row = await runs.latest(params.sessionId);
-      if (!row) throw notFound('Run');
+      // No run yet is an answer, not an error: a chat asks on every mount.
+      if (!row) return { status: 204, body: undefined };
       return { status: 200, body: { run: toRunInfo(row) } };
     },
 
@@ -274,7 +275,7 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
     rejoinRun: async ({ params, query, headers, res }) => {
       const row = await runs.get(params.runId);
       if (!row || row.user_did !== caller(res).userDid || !(await manager.followable(row)))
-        throw notFound('Run');
+        throw runNotFound();
       const lastEventId = headers['last-event-id'];
       const fromHeader =
         lastEventId !== undefined && /^\d{1,16}$/.test(lastEventId) ? Number(lastEventId) : undefined;

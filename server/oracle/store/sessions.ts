@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { ChatSession } from '../../../contracts/oracle.js';
+import { NEW_CHAT_TITLE, type ChatSession } from '../../../contracts/oracle.js';
 import type { Database, OracleSessionsTable } from '../../db/schema.js';
 import { countOf, withinQuotas } from './quota.js';
 
@@ -130,8 +130,9 @@ export class SessionStore {
     const [rows, count] = await Promise.all([
       base
         .selectAll()
-        // The title a session was given, else its first user message (trimmed), else null: derived here so
-        // a session listed before its first turn is stored, or stored without one, still has its title.
+        // The title a session was given, else its first user message (trimmed), else null (toChatSession
+        // answers NEW_CHAT_TITLE): derived here so a session listed before its first turn is stored, or
+        // stored without one, still has its title.
         .select((eb) =>
           eb.fn
             .coalesce(
@@ -185,7 +186,8 @@ export class SessionStore {
 export function toChatSession(row: Row, view: SessionView): ChatSession {
   return {
     sessionId: row.session_id,
-    title: row.title,
+    // Stored as null until there is a title, so the first message's `coalesce` can set it (runs.ts).
+    title: row.title ?? NEW_CHAT_TITLE,
     createdAt: row.created_at.toISOString(),
     lastUpdatedAt: row.last_updated_at.toISOString(),
     oracleName: view.oracleName,

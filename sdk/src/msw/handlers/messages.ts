@@ -64,8 +64,10 @@ export function messageHandlers(state: MockState): HttpHandler[] {
       const g = await guard(state, request, `/sessions/${sessionId}/run`);
       if (g.refused) return g.refused;
       const run = latestRun(state, sessionId);
-      if (!run) return errorBody(404, 'not_found', 'No run.');
-      return HttpResponse.json<{ run: RunInfo }>({ run: run.info() });
+      if (run) return HttpResponse.json<{ run: RunInfo }>({ run: run.info() });
+      // As the oracle: an unknown session is 404, a session with no run yet 204 (no body).
+      if (!state.history.has(sessionId)) return notFound();
+      return new HttpResponse(null, { status: 204 });
     }),
     http.post(url(oracleContract.abort.path), async ({ request }) => {
       const g = await guard<{ sessionId?: string } | undefined>(state, request, '/messages/abort');
@@ -119,7 +121,7 @@ export function messageHandlers(state: MockState): HttpHandler[] {
       const g = await guard(state, request, `/runs/${runId}`);
       if (g.refused) return g.refused;
       const run = state.runs.get(runId);
-      if (!run) return errorBody(404, 'not_found', 'Run not found.');
+      if (!run) return errorBody(404, 'run_not_found', 'Run not found.');
       const q = new URL(request.url).searchParams;
       const after = Number(q.get('after') ?? request.headers.get('last-event-id') ?? 0);
       return eventStream(run, Number.isFinite(after) ? after : 0, request.signal);

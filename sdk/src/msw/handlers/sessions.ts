@@ -1,5 +1,6 @@
 import { http, HttpResponse, type HttpHandler } from 'msw';
 import {
+  NEW_CHAT_TITLE,
   oracleContract,
   type ChatSession,
   type ModelInfo,
@@ -30,7 +31,7 @@ export function sessionHandlers(state: MockState): HttpHandler[] {
         oracleName: state.config.name,
         oracleDid: state.config.did,
         oracleEntityDid: state.oracleDid,
-        ...(title ? { title } : {}),
+        title: title ?? NEW_CHAT_TITLE,
       };
       state.sessions.unshift(session);
       state.history.set(session.sessionId, []);
@@ -43,7 +44,10 @@ export function sessionHandlers(state: MockState): HttpHandler[] {
       const limit = Number(q.get('limit') ?? 20);
       const offset = Number(q.get('offset') ?? 0);
       return HttpResponse.json<SessionPage>({
-        sessions: state.sessions.slice(offset, offset + limit),
+        // A session seeded without a title lists as the oracle lists one: "New chat".
+        sessions: state.sessions
+          .slice(offset, offset + limit)
+          .map((s) => ({ ...s, title: s.title || NEW_CHAT_TITLE })),
         total: state.sessions.length,
       });
     }),
