@@ -70,15 +70,15 @@ export function useOraclesContext(): OraclesContextValue {
 
 /** Creates the per-oracle HTTP client factory of a provider. */
 export function httpFactory(
-  get: () => { userDid: string; tokens: TokenCache; withInvocation: boolean },
+  get: () => { userDid: string; tokens: TokenCache; withInvocation: boolean; timeoutMs?: number | undefined },
 ): (oracleDid: string, baseUrl: string) => OracleHttp {
   const clients = new Map<string, OracleHttp>();
   return (oracleDid, baseUrl) => {
-    const { userDid, tokens, withInvocation } = get();
-    const key = `${userDid}|${oracleDid}|${baseUrl}|${withInvocation}`;
+    const { userDid, tokens, withInvocation, timeoutMs } = get();
+    const key = `${userDid}|${oracleDid}|${baseUrl}|${withInvocation}|${timeoutMs ?? ''}`;
     let client = clients.get(key);
     if (!client) {
-      client = new OracleHttp(baseUrl, oracleDid, { userDid, tokens, withInvocation });
+      client = new OracleHttp(baseUrl, oracleDid, { userDid, tokens, withInvocation, timeoutMs });
       clients.set(key, client);
     }
     return client;

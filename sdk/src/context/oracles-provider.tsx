@@ -64,6 +64,12 @@ export interface IOraclesProviderProps {
   delegationStorage?: DelegationStorage | null;
   /** How config lookups retry: `{ attempts: 3, baseMs: 1000, maxMs: 30000 }` by default. */
   retry?: Partial<RetryPolicy>;
+  /**
+   * How long a request to an oracle may wait for its answer to begin, ms (default 120,000, as the reference
+   * SDK): past it the request fails with an `OracleRequestError` (`status` 0, `code` `timeout`) naming the
+   * step and the URL. A stream that has begun is not cut by it.
+   */
+  requestTimeoutMs?: number;
   children?: ReactNode;
 }
 
@@ -116,6 +122,7 @@ export function OraclesProvider(props: IOraclesProviderProps): ReactNode {
         userDid: latest.current.initialWallet.did,
         tokens,
         withInvocation: latest.current.createInvocation !== undefined,
+        timeoutMs: latest.current.requestTimeoutMs,
       })),
     };
   });

@@ -10,7 +10,12 @@ export interface OracleAuth {
   tokens: TokenCache;
   /** `createInvocation` was given: send `Authorization: Bearer` + `X-Auth-Type: ucan` too. */
   withInvocation: boolean;
+  /** How long a request may wait for its answer to begin, ms ({@link DEFAULT_REQUEST_TIMEOUT_MS} when unset). */
+  timeoutMs?: number | undefined;
 }
+
+/** How long a request waits for its answer to begin by default: 120 s, as the reference SDK. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
 
 export interface OracleRequest {
   method: 'GET' | 'POST' | 'DELETE';
@@ -155,11 +160,34 @@ export class OracleHttp {
     const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
     if (req.body !== undefined) headers['content-type'] = 'application/json';
     if (!req.public) Object.assign(headers, await this.authHeaders());
-    return stepFetch(stepOf(req), this.url(req.path, req.query), {
-      method: req.method,
-      headers,
-      body: req.body === undefined ? undefined : JSON.stringify(req.body),
-      signal: req.signal,
-    });
+    // A route that never answers fails after the timeout, naming the step (a hung route left the hooks
+    // loading for ever); the caller's own abort still aborts. The timer stops once the answer begins.
+    const step = stepOf(req);
+    const url = this.url(req.path, req.query);
+    const timeoutMs = this.auth.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    // The caller's signal aborts it too, for the whole answer (a stream's body included): linked by hand, as
+    // AbortSignal.any is missing in older browsers.
+    const abort = (): void => controller.abort(req.signal?.reason);
+    if (req.signal?.aborted) abort();
+    else req.signal?.addEventListener('abort', abort, { once: true });
+    try {
+      return await stepFetch(step, url, {
+        method: req.method,
+        headers,
+        body: req.body === undefined ? undefined : JSON.stringify(req.body),
+        signal: controller.signal,
+      });
+    } catch (e) {
+      if (timedOut && !req.signal?.aborted) throw OracleRequestError.timedOut(step, url, timeoutMs);
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }

@@ -103,6 +103,15 @@ export class OracleRequestError extends Error {
   }
 
   /** The error of a request that got no answer at all (network error, CORS refused, DNS). */
+  /** A request whose answer did not begin within `timeoutMs`: status 0, code `timeout`. */
+  static timedOut(step: OracleStep, url: string, timeoutMs: number): OracleRequestError {
+    const name = stepName(step);
+    return new OracleRequestError(
+      `${name.charAt(0).toUpperCase()}${name.slice(1)} failed: ${url} did not answer within ${timeoutMs / 1000} s`,
+      { status: 0, code: 'timeout', step },
+    );
+  }
+
   static unreachable(step: OracleStep, url: string, cause: unknown): OracleRequestError {
     const why = cause instanceof Error ? cause.message : String(cause);
     const name = stepName(step);

@@ -91,3 +91,44 @@ describe('a 401 from the oracle', () => {
     },
   );
 });
+
+describe('a request whose answer does not begin', () => {
+  const hanging = () =>
+    vi.stubGlobal(
+      'fetch',
+      (_url: string, init: RequestInit) =>
+        new Promise((_resolve, reject) => {
+          // As fetch does: an aborted signal rejects at once, or when it aborts.
+          const rejectAborted = () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' }));
+          if (init.signal?.aborted) rejectAborted();
+          else init.signal?.addEventListener('abort', rejectAborted);
+        }),
+    );
+  const client = (timeoutMs?: number) =>
+    new OracleHttp('http://oracle.test', ORACLE, {
+      userDid: USER,
+      tokens: new TokenCache(() => Promise.resolve({ serialized: 't', expiresAt: Date.now() + 3_600_000 })),
+      withInvocation: false,
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    });
+
+  // Issue 35 item 4: there was no timeout, and a hung route left the hooks loading for ever.
+  it('fails after the timeout with code timeout, naming the step and the URL', async () => {
+    hanging();
+    await expect(get(client(50))).rejects.toMatchObject({
+      name: 'OracleRequestError',
+      status: 0,
+      code: 'timeout',
+      step: 'GET /sessions',
+      message: 'The session list failed: http://oracle.test/sessions did not answer within 0.05 s',
+    });
+  });
+
+  it("the caller's own abort is an abort, not a timeout", async () => {
+    hanging();
+    const caller = new AbortController();
+    const pending = client(10_000).json({ method: 'GET', path: '/sessions', signal: caller.signal });
+    caller.abort();
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+  });
+});
