@@ -1,4 +1,5 @@
 import {
+  DefaultToolCall,
   renderMessageContent,
   useAgAction,
   useChat,
@@ -299,5 +300,21 @@ describe('useChat with overrides', () => {
     await waitFor(() => expect(textOf(result.current.there.messages.at(-1))).toBe('from there'));
     await waitFor(() => expect(result.current.there.status).toBe('ready'));
     expect(result.current.here.messages.map(textOf)).toEqual(['said here']);
+  });
+});
+
+describe('the default tool-call line', () => {
+  // Issue 35: it was an inline span glued to the answer's text ("TRIAL CHAT[pageTitle: done]").
+  it('sits on a line of its own, apart from the text, and stays valid inside a <p>', () => {
+    const { container } = render(
+      <p>
+        TRIAL CHAT
+        <DefaultToolCall id="c1" toolName="pageTitle" status="done" />
+      </p>,
+    );
+    const line = container.querySelector<HTMLElement>('[data-oracle-part="tool-call"]');
+    expect(line?.tagName).toBe('SPAN');
+    expect(line?.style.display).toBe('block');
+    expect(line?.textContent).toBe('[pageTitle: done]');
   });
 });
