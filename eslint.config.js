@@ -50,6 +50,7 @@ export default tseslint.config(
       'coverage/',
       'sdk/dist/',
       'sdk/scripts/consumer-app/',
+      'sdk/test/consumer/.generated/',
       'demo/dist/',
       'demo/public/',
       'reports/',

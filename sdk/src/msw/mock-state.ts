@@ -35,6 +35,8 @@ export interface MockState {
   readonly prefix: string;
   readonly stepDelay: number;
   readonly toolTimeout: number;
+  /** How long a scripted browser tool call or action waits for its session's socket, ms. */
+  readonly socketWait: number;
   script: MockScript;
   paymentRequired: string[] | false;
   /** Scripted answers of the next payment reports, first first. */
@@ -55,6 +57,9 @@ export interface MockState {
   readonly actionResults: ActionResult[];
   readonly handshakes: OracleMockControl['handshakes'];
   readonly sockets: Set<SocketIoMockClient>;
+  /** Called after each accepted handshake (once the client has `connected`). */
+  readonly socketListeners: Set<() => void>;
+  readonly errors: Error[];
   readonly waiters: Map<string, (result: { result: unknown; error?: string }) => void>;
   readonly memories: Memory[];
 }
@@ -95,6 +100,7 @@ export function createMockState(options: OracleMockOptions): MockState {
     prefix: options.chainRoutePrefix ?? 'ixo',
     stepDelay: options.stepDelayMs ?? 0,
     toolTimeout: options.toolTimeoutMs ?? 15_000,
+    socketWait: options.socketWaitMs ?? 5_000,
     script: options.script ?? DEFAULT_SCRIPT,
     paymentRequired: options.paymentRequired ?? false,
     paymentReports: [...(options.paymentReports ?? [])],
@@ -142,6 +148,8 @@ export function createMockState(options: OracleMockOptions): MockState {
     actionResults: [],
     handshakes: [],
     sockets: new Set(),
+    socketListeners: new Set(),
+    errors: [],
     waiters: new Map(),
     memories: [...(options.memories ?? [])],
   };
@@ -184,6 +192,29 @@ export async function guard<B = unknown>(
 /** Sends a socket event (raw payload) to the sockets of a session. */
 export function emitTo(state: MockState, sessionId: string, event: string, payload: unknown): void {
   for (const s of state.sockets) if (s.query.get('sessionId') === sessionId) s.emit(event, payload);
+}
+
+/** Whether a session has a socket whose handshake was accepted and that is still open. */
+export function hasSocket(state: MockState, sessionId: string): boolean {
+  for (const s of state.sockets) if (s.connected && s.query.get('sessionId') === sessionId) return true;
+  return false;
+}
+
+/** Resolves true once the session has a connected socket, or false after `state.socketWait` ms. */
+export function waitForSocket(state: MockState, sessionId: string): Promise<boolean> {
+  if (hasSocket(state, sessionId)) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const check = (): void => {
+      if (hasSocket(state, sessionId)) settle(true);
+    };
+    const timer = setTimeout(() => settle(false), state.socketWait);
+    function settle(connected: boolean): void {
+      clearTimeout(timer);
+      state.socketListeners.delete(check);
+      resolve(connected);
+    }
+    state.socketListeners.add(check);
+  });
 }
 
 /** Waits for the browser's result of a call (or the tool timeout). */

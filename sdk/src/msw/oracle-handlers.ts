@@ -60,6 +60,7 @@ export function createOracleHandlers(options: OracleMockOptions = {}): OracleHan
     toolResults: state.toolResults,
     actionResults: state.actionResults,
     handshakes: state.handshakes,
+    errors: state.errors,
     preferences: () => state.preferences,
     emit: (sessionId, event, payload) => emitTo(state, sessionId, event, payload),
     dropSockets: (sessionId) => {

@@ -1,7 +1,7 @@
 import { NEW_CHAT_TITLE, type StoredToolCall } from '../../../contracts/oracle.js';
 import type { UserPreferences } from '../../../contracts/preferences.js';
 import type { MockRun } from './mock-run.js';
-import { awaitResult, emitTo, nextId, now, sleep, type MockState } from './mock-state.js';
+import { awaitResult, emitTo, nextId, now, sleep, waitForSocket, type MockState } from './mock-state.js';
 import type { MockStep } from './types.js';
 
 /** The user-preferences plugin's tool: a scripted call of it changes the mocked preferences. */
@@ -18,6 +18,30 @@ function setPreferences(state: MockState, args: Record<string, unknown>): void {
   state.preferences = next as UserPreferences;
 }
 
+/**
+ * Fails the turn of a scripted browser tool call or action whose session had no connected socket in time: the
+ * call would go nowhere and the turn would hang with the tool running. The error is the turn's `error` event
+ * (so `useChat` shows it) and is kept in `control.errors`.
+ */
+function failWithoutSocket(
+  state: MockState,
+  run: MockRun,
+  step: Extract<MockStep, { type: 'browser_tool_call' | 'action_call' }>,
+  index: number,
+): void {
+  const handshakes = state.handshakes.filter((h) => h.query['sessionId'] === run.sessionId);
+  const accepted = handshakes.filter((h) => h.accepted).length;
+  const error = new Error(
+    `MSW kit: the scripted ${step.type} "${step.toolName}" (step ${index + 1}) of session ${run.sessionId} ` +
+      `found no connected socket of that session within ${state.socketWait} ms (handshakes of it so far: ` +
+      `${handshakes.length - accepted} refused, ${accepted} accepted). Wait for \`isRealTimeConnected\` ` +
+      'before sending, or raise `socketWaitMs`.',
+  );
+  state.errors.push(error);
+  run.append('error', { error: error.message, timestamp: now() });
+  run.finish('failed');
+}
+
 /** Executes a turn's script into its run; the streams read the run, and history gets the turn at its end. */
 export async function executeScript(
   state: MockState,
@@ -29,7 +53,7 @@ export async function executeScript(
   const toolCalls: StoredToolCall[] = [];
   const pause = () => (state.stepDelay > 0 ? sleep(state.stepDelay) : Promise.resolve());
   run.append('run', { runId: run.runId, requestId, sessionId });
-  for (const step of steps) {
+  for (const [index, step] of steps.entries()) {
     if (run.abortRequested) break;
     switch (step.type) {
       case 'text':
@@ -108,6 +132,13 @@ export async function executeScript(
       }
       case 'browser_tool_call': {
         await pause();
+        // The call runs in the browser over the socket: not before the session's socket is there.
+        const connected = await waitForSocket(state, sessionId);
+        if (run.abortRequested) break;
+        if (!connected) {
+          failWithoutSocket(state, run, step, index);
+          break;
+        }
         const toolCallId = nextId('btc');
         const payload = { sessionId, requestId, toolCallId, toolName: step.toolName, args: step.args };
         run.append('browser_tool_call', payload);
@@ -126,6 +157,12 @@ export async function executeScript(
       }
       case 'action_call': {
         await pause();
+        const connected = await waitForSocket(state, sessionId);
+        if (run.abortRequested) break;
+        if (!connected) {
+          failWithoutSocket(state, run, step, index);
+          break;
+        }
         const toolCallId = nextId('act');
         const start = {
           sessionId,

@@ -26,9 +26,12 @@ export type MockStep =
   | { type: 'tool_call'; toolName: string; args?: Record<string, unknown>; output?: unknown; error?: string }
   /** A component for `uiComponents[componentName]`. */
   | { type: 'render_component'; componentName: string; args: Record<string, unknown> }
-  /** Calls a browser tool: on the stream (display) and the socket (execution); waits for `tool_result`. */
+  /**
+   * Calls a browser tool: on the stream (display) and the socket (execution); waits for `tool_result`. It is
+   * not sent before the session's socket is connected (see {@link OracleMockOptions.socketWaitMs}).
+   */
   | { type: 'browser_tool_call'; toolName: string; args: Record<string, unknown> }
-  /** Calls an agent-UI action the same way; waits for `action_call_result`. */
+  /** Calls an agent-UI action the same way (after the socket, too); waits for `action_call_result`. */
   | { type: 'action_call'; toolName: string; args: Record<string, unknown> }
   /** Fails the turn: an `error` event, then `done {status: 'failed'}`. */
   | { type: 'error'; error: string }
@@ -80,6 +83,14 @@ export interface OracleMockOptions {
   legacyHistoryOnly?: boolean;
   /** How long a browser-tool or action call waits for its result, ms (default 15000, as the oracle). */
   toolTimeoutMs?: number;
+  /**
+   * How long a scripted `browser_tool_call` or `action_call` waits for a connected socket of its session before
+   * it is emitted, ms (default 5000). A turn sent before the socket is up (a test that does not wait for
+   * `isRealTimeConnected`, a handshake refused once and retried) then still reaches the browser; when no socket
+   * connects in time the turn fails with an `error` event and `done {status: 'failed'}` whose message names
+   * the step and the session, and the same `Error` is kept in `control.errors`.
+   */
+  socketWaitMs?: number;
   credits?: Partial<CreditsAccount>;
   /**
    * How the next `POST /credits/payments` reports are answered, one entry per report, before reports are
@@ -128,6 +139,11 @@ export interface OracleMockControl {
   /** The preferences as `GET /user-preferences` answers them now. */
   readonly preferences: () => UserPreferences | null;
   readonly actionResults: ActionResult[];
+  /**
+   * Errors of the kit itself while it played a script, e.g. a scripted browser tool call whose session had no
+   * connected socket within `socketWaitMs`: each one also failed its turn (an `error` event with its message).
+   */
+  readonly errors: Error[];
   /** Socket handshakes, accepted or not. */
   readonly handshakes: {
     query: Record<string, string>;

@@ -24,13 +24,15 @@ export function socketHandler(state: MockState): WebSocketHandler {
         state.handshakes.push({ query, auth: s.auth, accepted: refusal === undefined });
         if (refusal === undefined) {
           state.sockets.add(s);
-          queueMicrotask(() =>
+          queueMicrotask(() => {
             s.emit('connected', {
               message: 'connected',
               sessionId: s.query.get('sessionId') ?? '',
               timestamp: now(),
-            }),
-          );
+            });
+            // After `connected`: a scripted browser tool call waiting for this socket goes out behind it.
+            for (const listener of [...state.socketListeners]) listener();
+          });
         }
         return refusal;
       },
