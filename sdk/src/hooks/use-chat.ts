@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
 import type { SendMessageBody } from '../../../contracts/oracle.js';
 import type { ChatController } from '../chat/chat-controller.js';
 import { effectiveOverrides, resolveOracle } from '../config/config-queries.js';
@@ -158,22 +158,42 @@ export function useChat<S extends ToolSchemas = ToolSchemas>(options: IChatOptio
   const noSession = sessionId === '' || oracleDid === '';
   // The oracle could not be resolved (its chain lookup or `/config` failed): the chat is in error (spec §7).
   const setupError = configOptional ? undefined : config.error;
-  return {
-    messages,
-    sendMessage,
-    abortStream,
-    status: setupError !== undefined && meta.status === 'ready' && !canStart ? 'error' : meta.status,
-    isSending: meta.status === 'submitted' || meta.status === 'streaming',
-    isLoading: !noSession && (meta.isLoading || (!canStart && config.error === undefined)),
-    error: meta.error ?? setupError,
-    sendMessageError: meta.sendMessageError,
-    refetchMessages,
-    isRealTimeConnected: meta.isRealTimeConnected,
-    isConfigReady,
-    run: meta.run,
-    resumeRun,
-    detachStream,
-    hasOlderMessages: meta.hasOlderMessages,
-    loadOlderMessages,
-  };
+  const status = setupError !== undefined && meta.status === 'ready' && !canStart ? 'error' : meta.status;
+  const isLoading = !noSession && (meta.isLoading || (!canStart && config.error === undefined));
+  // One object until a field changes: `messages` and `meta` are the store's snapshots, the functions are
+  // bound to the chat's controller.
+  return useMemo(
+    () => ({
+      messages,
+      sendMessage,
+      abortStream,
+      status,
+      isSending: meta.status === 'submitted' || meta.status === 'streaming',
+      isLoading,
+      error: meta.error ?? setupError,
+      sendMessageError: meta.sendMessageError,
+      refetchMessages,
+      isRealTimeConnected: meta.isRealTimeConnected,
+      isConfigReady,
+      run: meta.run,
+      resumeRun,
+      detachStream,
+      hasOlderMessages: meta.hasOlderMessages,
+      loadOlderMessages,
+    }),
+    [
+      messages,
+      meta,
+      sendMessage,
+      abortStream,
+      status,
+      isLoading,
+      setupError,
+      refetchMessages,
+      isConfigReady,
+      resumeRun,
+      detachStream,
+      loadOlderMessages,
+    ],
+  );
 }

@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import { useCallback, useRef, useState, useSyncExternalStore } from 'react';
+import { useCallback, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import type { CreditsAccount } from '../../../contracts/credits.js';
 import { creditsRoutes as creditsContract } from '../http/routes.js';
 import { resolveOracle } from '../config/config-queries.js';
@@ -166,12 +166,11 @@ export function useContractOracle(options: UseContractOracleOptions = {}): UseCo
     },
     ctx.queryClient,
   );
-  return {
-    contractOracle: mutation.mutateAsync,
-    getCredits,
-    pendingPayment,
-    discardPendingPayment,
-    isContracting: mutation.isPending,
-    error: mutation.error ?? undefined,
-  };
+  const { mutateAsync: contractOracle, isPending: isContracting } = mutation;
+  const error = mutation.error ?? undefined;
+  // One object until a field changes (`pendingPayment` is the payment store's cached snapshot).
+  return useMemo(
+    () => ({ contractOracle, getCredits, pendingPayment, discardPendingPayment, isContracting, error }),
+    [contractOracle, getCredits, pendingPayment, discardPendingPayment, isContracting, error],
+  );
 }

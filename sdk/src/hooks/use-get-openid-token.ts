@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { useCallback, useMemo } from 'react';
 import { useOraclesContext } from '../context/oracles-context.js';
 import { oracleKeys } from '../query/keys.js';
 
@@ -109,10 +110,12 @@ export function useGetOpenIdToken(): UseGetOpenIdTokenResult {
     },
     queryClient,
   );
-  return {
-    openIdToken: query.data,
-    isLoading: query.isLoading,
-    error: query.error ?? undefined,
-    refetch: async () => (await query.refetch()).data,
-  };
+  const { data: openIdToken, isLoading, refetch: refetchQuery } = query;
+  const error = query.error ?? undefined;
+  const refetch = useCallback(async () => (await refetchQuery()).data, [refetchQuery]);
+  // One object until a field changes.
+  return useMemo(
+    () => ({ openIdToken, isLoading, error, refetch }),
+    [openIdToken, isLoading, error, refetch],
+  );
 }

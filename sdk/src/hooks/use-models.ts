@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
 import type { ModelInfo } from '../../../contracts/oracle.js';
 import { oracleRoutes as oracleContract } from '../http/routes.js';
 import { retryOptions } from '../config/config-queries.js';
@@ -38,14 +39,13 @@ export function useModels(oracleDid: string, overrides?: OracleOverrides): UseMo
     },
     ctx.queryClient,
   );
-  return {
-    models: query.data?.models ?? [],
-    defaultModel: query.data?.default,
-    // Loading until the list arrives, the oracle's config resolution included; idle with no oracle named.
-    isLoading:
-      oracleDid !== '' &&
-      query.data === undefined &&
-      (config.error ?? query.error ?? undefined) === undefined,
-    error: config.error ?? query.error ?? undefined,
-  };
+  const { data } = query;
+  const error = config.error ?? query.error ?? undefined;
+  // Loading until the list arrives, the oracle's config resolution included; idle with no oracle named.
+  const isLoading = oracleDid !== '' && data === undefined && error === undefined;
+  // One object (and one `models` array) until the list or a state changes: apps key effects on them.
+  return useMemo(
+    () => ({ models: data?.models ?? [], defaultModel: data?.default, isLoading, error }),
+    [data, isLoading, error],
+  );
 }

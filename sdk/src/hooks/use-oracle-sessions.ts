@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useMutation, type InfiniteData } from '@tanstack/react-query';
-import { useCallback } from 'react';
+import { useCallback, useMemo } from 'react';
 import type { ChatSession, SessionPage } from '../../../contracts/oracle.js';
 import { oracleRoutes as oracleContract } from '../http/routes.js';
 import { resolveOracle, retryOptions } from '../config/config-queries.js';
@@ -107,26 +107,55 @@ export function useOracleSessions(
   );
 
   const data: InfiniteData<SessionPage> | undefined = query.data;
-  const sessions = data?.pages.flatMap((p) => p.sessions) ?? [];
+  // One array per list (the query's data is structurally shared): an effect on `sessions` runs when the list
+  // changes, not on every render.
+  const sessions = useMemo(() => data?.pages.flatMap((p) => p.sessions) ?? [], [data]);
   const total = data?.pages.at(-1)?.total ?? 0;
   const { fetchNextPage, hasNextPage, isFetchingNextPage, refetch } = query;
-  return {
-    sessions,
-    total,
-    // No oracle named (`oracleDid` empty): idle, not loading.
-    isLoading:
-      oracleDid !== '' && data === undefined && (config.error ?? query.error ?? undefined) === undefined,
-    isReady: config.isConfigReady,
-    error: config.error ?? query.error ?? undefined,
-    createSession: create.mutateAsync,
-    isCreatingSession: create.isPending,
-    createSessionError: create.error ?? undefined,
-    deleteSession: remove.mutateAsync,
-    isDeletingSession: remove.isPending,
-    deleteSessionError: remove.error ?? undefined,
-    hasNextPage,
-    fetchNextPage: useCallback(() => void fetchNextPage(), [fetchNextPage]),
-    isFetchingNextPage,
-    refetch,
-  };
+  const fetchNext = useCallback(() => void fetchNextPage(), [fetchNextPage]);
+  // No oracle named (`oracleDid` empty): idle, not loading.
+  const error = config.error ?? query.error ?? undefined;
+  const isLoading = oracleDid !== '' && data === undefined && error === undefined;
+  const isReady = config.isConfigReady;
+  const createSessionError = create.error ?? undefined;
+  const deleteSessionError = remove.error ?? undefined;
+  // `mutateAsync` of a TanStack mutation keeps its identity; the result is one object until a field changes.
+  const { mutateAsync: createSession, isPending: isCreatingSession } = create;
+  const { mutateAsync: deleteSession, isPending: isDeletingSession } = remove;
+  return useMemo(
+    () => ({
+      sessions,
+      total,
+      isLoading,
+      isReady,
+      error,
+      createSession,
+      isCreatingSession,
+      createSessionError,
+      deleteSession,
+      isDeletingSession,
+      deleteSessionError,
+      hasNextPage,
+      fetchNextPage: fetchNext,
+      isFetchingNextPage,
+      refetch,
+    }),
+    [
+      sessions,
+      total,
+      isLoading,
+      isReady,
+      error,
+      createSession,
+      isCreatingSession,
+      createSessionError,
+      deleteSession,
+      isDeletingSession,
+      deleteSessionError,
+      hasNextPage,
+      fetchNext,
+      isFetchingNextPage,
+      refetch,
+    ],
+  );
 }

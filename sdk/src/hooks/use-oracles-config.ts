@@ -75,12 +75,12 @@ export function useOraclesConfig(oracleDid: string, hookOverrides?: OracleOverri
     [unresolvable, noService, oracleDid],
   );
   error ??= setupError;
-  return {
-    config: config.data,
-    apiUrl,
-    wsUrl,
-    isConfigReady: apiUrl !== undefined && config.data !== undefined && !chainPending,
-    isLoading: (chainEnabled && endpoints.isPending) || (apiKey !== undefined && config.isPending),
-    error,
-  };
+  const { data } = config;
+  const isConfigReady = apiUrl !== undefined && data !== undefined && !chainPending;
+  const isLoading = (chainEnabled && endpoints.isPending) || (apiKey !== undefined && config.isPending);
+  // One object until a field changes (`config` is the query's structurally shared data).
+  return useMemo(
+    () => ({ config: data, apiUrl, wsUrl, isConfigReady, isLoading, error }),
+    [data, apiUrl, wsUrl, isConfigReady, isLoading, error],
+  );
 }

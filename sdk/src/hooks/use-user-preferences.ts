@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
 import type { UserPreferences } from '../../../contracts/preferences.js';
 import { preferencesRoutes as preferencesContract } from '../http/routes.js';
 import { retryOptions } from '../config/config-queries.js';
@@ -54,14 +55,13 @@ export function useUserPreferences(
     },
     ctx.queryClient,
   );
-  return {
-    preferences: query.data,
-    // Idle with no oracle named (`oracleDid` empty).
-    isLoading:
-      oracleDid !== '' &&
-      query.data === undefined &&
-      (config.error ?? query.error ?? undefined) === undefined,
-    error: config.error ?? query.error ?? undefined,
-    refetch: query.refetch,
-  };
+  const { data: preferences, refetch } = query;
+  const error = config.error ?? query.error ?? undefined;
+  // Idle with no oracle named (`oracleDid` empty).
+  const isLoading = oracleDid !== '' && preferences === undefined && error === undefined;
+  // One object until the preferences or a state change (the query's data is structurally shared).
+  return useMemo(
+    () => ({ preferences, isLoading, error, refetch }),
+    [preferences, isLoading, error, refetch],
+  );
 }
