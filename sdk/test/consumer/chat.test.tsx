@@ -309,7 +309,7 @@ describe('the default tool-call line', () => {
     const { container } = render(
       <p>
         TRIAL CHAT
-        <DefaultToolCall id="c1" toolName="pageTitle" status="done" />
+        <DefaultToolCall id="c1" toolName="pageTitle" args={{}} status="done" />
       </p>,
     );
     const line = container.querySelector<HTMLElement>('[data-oracle-part="tool-call"]');
