@@ -54,3 +54,43 @@ describe('TokenCache', () => {
     expect(mint).toHaveBeenCalledTimes(3);
   });
 });
+
+describe('onReauthorize that answers later (issue 35 item 1)', () => {
+  const setup = (answer: () => Promise<boolean | void>) => {
+    const minted: string[] = [];
+    const cache = new TokenCache(
+      (kind) => {
+        minted.push(kind);
+        return Promise.resolve({ serialized: `${kind}-${minted.length}`, expiresAt: Date.now() + 3_600_000 });
+      },
+      Date.now,
+      undefined,
+      answer,
+    );
+    return { cache, minted };
+  };
+
+  it('is awaited: the delegation is not minted again before it resolves true', async () => {
+    let agree: (ok: boolean) => void = () => undefined;
+    const { cache, minted } = setup(() => new Promise<boolean>((resolve) => (agree = resolve)));
+    await cache.get('delegation', 'u', 'o');
+    const renewing = cache.renew('delegation', 'u', 'o', 'delegation_expired');
+    await new Promise((r) => setTimeout(r, 30));
+    expect(minted).toEqual(['delegation']);
+    agree(true);
+    expect((await renewing).serialized).toBe('delegation-2');
+    expect(minted).toEqual(['delegation', 'delegation']);
+  });
+
+  it('false, answered later, declines: ReauthorizationDeclinedError, nothing minted, the old delegation kept', async () => {
+    const { cache, minted } = setup(
+      () => new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 20)),
+    );
+    const first = await cache.get('delegation', 'u', 'o');
+    await expect(cache.renew('delegation', 'u', 'o', 'delegation_expired')).rejects.toMatchObject({
+      name: 'ReauthorizationDeclinedError',
+    });
+    expect(minted).toEqual(['delegation']);
+    expect(await cache.get('delegation', 'u', 'o')).toBe(first);
+  });
+});
