@@ -138,6 +138,16 @@ export const ConnectedEvent = z.object({
 });
 export type ConnectedEvent = z.infer<typeof ConnectedEvent>;
 
+/**
+ * The `statusCode` a refused socket handshake carries beside its `code` (in the `connect_error`'s `data`), as an
+ * HTTP answer to the same refusal would: 404 for a session or room that is not there (or not the caller's),
+ * 400 for a malformed handshake, 401 otherwise. One table for the oracle and the SDK's mocked oracle.
+ */
+export function handshakeRefusalStatus(code: string): 400 | 401 | 404 {
+  if (code === 'session_not_found' || code === 'room_not_found') return 404;
+  return code === 'bad_request' ? 400 : 401;
+}
+
 /** Client → server: the result of a `browser_tool_call`. `error` set means the tool failed. */
 export const ToolResultEvent = z.object({
   toolCallId: z.string().min(1).max(200),

@@ -1,4 +1,5 @@
 import type { WebSocketHandlerConnection } from 'msw';
+import { handshakeRefusalStatus } from '../../../contracts/events.js';
 
 type WebSocketClientConnectionProtocol = WebSocketHandlerConnection['client'];
 
@@ -76,17 +77,9 @@ export class SocketIoMockClient {
   }
 }
 
-/** The HTTP status the oracle gives a refused handshake's code (server/oracle/socket/socket-server.ts). */
+/** The `data` the oracle gives a refused handshake: its code and that code's status (contracts/events.ts). */
 function refusalData(code: string): { code: string; statusCode: number } {
-  const statusCode =
-    code === 'session_not_found' || code === 'room_not_found'
-      ? 404
-      : code === 'bad_request'
-        ? 400
-        : code === 'unavailable'
-          ? 503
-          : 401;
-  return { code, statusCode };
+  return { code, statusCode: handshakeRefusalStatus(code) };
 }
 
 /** The oracle's message for a refused handshake's code. */

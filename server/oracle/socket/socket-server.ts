@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { Server, type Socket } from 'socket.io';
 import {
   ActionCallResultEvent,
+  handshakeRefusalStatus,
   ToolResultEvent,
   type ServerEventPayload,
   type SocketServerEventName,
@@ -106,15 +107,7 @@ export function createOracleSockets(deps: {
 
   const refuse = (code: string, message: string): Error & { data: unknown } =>
     Object.assign(new Error(message), {
-      data: {
-        code,
-        statusCode:
-          code === 'session_not_found' || code === 'room_not_found'
-            ? 404
-            : code === 'bad_request'
-              ? 400
-              : 401,
-      },
+      data: { code, statusCode: handshakeRefusalStatus(code) },
     });
 
   const onConnection = (socket: Socket): void => {
