@@ -246,14 +246,21 @@ export const MESSAGE_MAX_LENGTH = 20_000;
  * `/`, and accepted by `Intl.DateTimeFormat`. An offset (`+03:00`), a newline or any other text is not.
  */
 export function isTimeZone(name: string): boolean {
+  if (KNOWN_TIME_ZONES.has(name)) return true;
   if (name.length > 64 || !/^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+){0,3}$/.test(name)) return false;
   try {
     new Intl.DateTimeFormat('en', { timeZone: name });
-    return true;
   } catch {
     return false;
   }
+  // Remembered: a formatter costs tens of µs, and each turn checks its zone twice (request, prompt). Only
+  // names the runtime accepted are kept, so the set is bounded by the IANA database (about 600 names).
+  KNOWN_TIME_ZONES.add(name);
+  return true;
 }
+
+/** Time zone names {@link isTimeZone} accepted before. */
+const KNOWN_TIME_ZONES = new Set<string>();
 
 /** Body of `POST /messages/:sessionId`. */
 export const SendMessageBody = z.object({
