@@ -1,5 +1,6 @@
 import { status as Status } from '@grpc/grpc-js';
 import type { CosmosError } from '../../contracts/chain.js';
+import { errorKindOf, type ErrorKind } from '../http/error-kind.js';
 import { HTTP_STATUS_FROM_GRPC } from './http-status.js';
 
 /** Message of the Cosmos gateway for an unknown URI, a wrong method, or a method that is not served. */
@@ -38,7 +39,8 @@ export class ChainError extends Error {
   /**
    * Normalises anything thrown while serving a request, keeping it as `cause`. A grpc-js ServiceError keeps
    * its code and the node's message, except that messages grpc-js writes itself about the transport
-   * (addresses, "Last error: …") are replaced, so no internal address reaches a client.
+   * (addresses, "Last error: …") are replaced, so no internal address reaches a client. Anything else is
+   * answered by its kind: InvalidArgument, Unavailable or Internal.
    */
   static from(err: unknown): ChainError {
     if (err instanceof ChainError) return err;
@@ -46,9 +48,17 @@ export class ChainError extends Error {
       const code = err.code in HTTP_STATUS_FROM_GRPC ? err.code : Status.UNKNOWN;
       return new ChainError(code, publicMessage(code, err.details ?? err.message), { cause: err });
     }
-    return new ChainError(Status.INTERNAL, 'internal error', { cause: err });
+    const [code, message] = STATUS_OF_KIND[errorKindOf(err)];
+    return new ChainError(code, message, { cause: err });
   }
 }
+
+/** The status and message of an error that is not the node's, by its kind (server/http/error-kind.ts). */
+const STATUS_OF_KIND: Readonly<Record<ErrorKind, [Status, string]>> = {
+  client_error: [Status.INVALID_ARGUMENT, 'invalid request'],
+  dependency_down: [Status.UNAVAILABLE, 'dependency unavailable'],
+  internal: [Status.INTERNAL, 'internal error'],
+};
 
 interface ServiceErrorLike {
   code: Status;

@@ -1,6 +1,7 @@
 import { status as Status } from '@grpc/grpc-js';
 import type { z, ZodTypeAny } from 'zod';
 import type { PaginationQuery } from '../../contracts/chain.js';
+import { formatZodIssues } from '../http/zod-issues.js';
 import { ChainError } from './chain-error.js';
 import type { MethodBinding } from './grpc-methods.js';
 import { fromRestJson } from './rest-json-read.js';
@@ -14,12 +15,8 @@ const TRUE = new Set(['true', 'True', 'TRUE', 't', 'T', '1']);
 export function parseInput<S extends ZodTypeAny>(schema: S, value: unknown): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data as z.output<S>;
-  const issue = parsed.error.issues[0];
-  const where = issue?.path.join('.') ?? '';
-  throw new ChainError(
-    Status.INVALID_ARGUMENT,
-    `${where ? `${where}: ` : ''}${issue?.message ?? 'invalid request'}`,
-  );
+  const message = formatZodIssues(parsed.error.issues, { limit: 1 });
+  throw new ChainError(Status.INVALID_ARGUMENT, message || 'invalid request');
 }
 
 /**

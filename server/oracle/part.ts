@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { createChainGrpcClient } from '../chain/grpc-client.js';
 import { createTxQueryClient } from '../chain/tx-query-client.js';
 import type { Config } from '../config.js';
+import { formatZodIssues } from '../http/zod-issues.js';
 import type { Logger } from '../logger.js';
 import type { PartFactory } from '../part.js';
 import { endEventStreams } from './http/event-stream.js';
@@ -131,9 +132,7 @@ async function loadRules(config: Config, logger: Logger): Promise<ScriptedRule[]
   const parsed = ScriptedRulesFile.safeParse(parseYaml(text));
   if (!parsed.success) {
     throw new Error(
-      `SCRIPTED_MODEL_RULES (${config.SCRIPTED_MODEL_RULES}) is not a list of rules: ${parsed.error.issues
-        .map((i) => `${i.path.join('.')}: ${i.message}`)
-        .join('; ')}`,
+      `SCRIPTED_MODEL_RULES (${config.SCRIPTED_MODEL_RULES}) is not a list of rules: ${formatZodIssues(parsed.error.issues)}`,
     );
   }
   for (const rule of parsed.data) new RegExp(rule.match, 'i');

@@ -1,5 +1,5 @@
 import { USSD_INVALID_INPUT_REPLY, USSD_UNAVAILABLE_REPLY, type UssdReply } from '../../contracts/ussd.js';
-import { StoreTimeoutError } from '../with-timeout.js';
+import { errorKindOf, type ErrorKind } from '../http/error-kind.js';
 
 /** Every way a USSD request can fail, closed: each has its reply in {@link USSD_ERROR_REPLIES}. */
 export const USSD_ERROR_CODES = [
@@ -25,8 +25,12 @@ export const USSD_ERROR_REPLIES: Readonly<Record<UssdErrorCode, UssdErrorReply>>
   internal: { reply: USSD_UNAVAILABLE_REPLY, outcome: 'error' },
 };
 
-/** Node's codes for a connection that failed or broke (a database or Redis that went away). */
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
+/** The code of an error the gateway did not raise itself, by its kind (server/http/error-kind.ts). */
+const CODE_OF_KIND: Readonly<Record<ErrorKind, UssdErrorCode>> = {
+  client_error: 'invalid_input',
+  dependency_down: 'unavailable',
+  internal: 'internal',
+};
 
 /** The one error type of the USSD gateway, the way `ChainError` is the chain gateway's. */
 export class UssdError extends Error {
@@ -53,22 +57,6 @@ export class UssdError extends Error {
   static from(err: unknown): UssdError {
     if (err instanceof UssdError) return err;
     const message = err instanceof Error ? err.message : String(err);
-    if (clientStatus(err)) return new UssdError('invalid_input', message, { cause: err });
-    if (err instanceof StoreTimeoutError || CONNECTION_CODES.has(errorCode(err) ?? '')) {
-      return new UssdError('unavailable', message, { cause: err });
-    }
-    return new UssdError('internal', message, { cause: err });
+    return new UssdError(CODE_OF_KIND[errorKindOf(err)], message, { cause: err });
   }
-}
-
-/** True for errors that carry a 4xx status: what body-parser raises for malformed or oversized bodies. */
-function clientStatus(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null) return false;
-  const status = (err as { status?: unknown }).status;
-  return typeof status === 'number' && status >= 400 && status < 500;
-}
-
-function errorCode(err: unknown): string | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
 }

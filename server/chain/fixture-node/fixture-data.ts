@@ -11,6 +11,7 @@ import type { Entity, Params as EntityParams } from '../../../generated/proto/ix
 import type { IidDocument } from '../../../generated/proto/ixo/iid/v1beta1/iid.js';
 import type { QueryTokenMetadataResponse } from '../../../generated/proto/ixo/token/v1beta1/query.js';
 import type { Params as TokenParams, Token } from '../../../generated/proto/ixo/token/v1beta1/token.js';
+import { formatZodIssues } from '../../http/zod-issues.js';
 import { projectRoot } from '../../project-root.js';
 import { fromRestJson } from '../rest-json-read.js';
 
@@ -61,7 +62,7 @@ export async function loadFixtureData(options: {
   const load = async <T>(file: string, schema: z.ZodType<T, z.ZodTypeDef, unknown>): Promise<T> => {
     const text = (await readFile(path.join(dir, file), 'utf8')).replaceAll(PUBLIC_BASE_URL_PLACEHOLDER, base);
     const parsed = schema.safeParse(parse(text));
-    if (!parsed.success) throw new Error(`${file}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    if (!parsed.success) throw new Error(`${file}: ${formatZodIssues(parsed.error.issues)}`);
     return parsed.data;
   };
   const [node, entityFile, claimsFile, tokenFile] = await Promise.all([

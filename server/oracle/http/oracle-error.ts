@@ -1,6 +1,8 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import { RequestValidationError } from '@ts-rest/express';
 import type { OracleError } from '../../../contracts/errors.js';
+import { clientErrorStatus, errorKindOf, type ErrorKind } from '../../http/error-kind.js';
+import { zodIssueLines } from '../../http/zod-issues.js';
 import { AuthError } from '../auth/auth-error.js';
 import { BadCursorError } from '../store/messages.js';
 import { QuotaExceededError } from '../store/quota.js';
@@ -47,18 +49,24 @@ export function errorBody(
   return { code, message, statusCode: status, requestId: res.locals.requestId, ...extra };
 }
 
-/** Errors a database or Redis outage raises: the answer is 503, and the client may retry. */
-function isUnavailable(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  const message = err instanceof Error ? err.message : '';
-  return (
-    (typeof code === 'string' &&
-      (/^(ECONN|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN)/.test(code) || /^(57P|08)/.test(code))) ||
-    /Connection terminated|timeout exceeded when trying to connect|Stream isn't writeable|Connection is closed|database ping timed out/i.test(
-      message,
-    )
-  );
-}
+type Answer = [status: number, code: OracleError['code'], message: string];
+
+/**
+ * The answer to an error of no type of the service's own, by its kind (server/http/error-kind.ts); a client
+ * error keeps its own 4xx status.
+ */
+const ANSWER_OF_KIND: Readonly<Record<ErrorKind, (clientStatus: number | undefined) => Answer>> = {
+  client_error: (status = 400) =>
+    status === 413
+      ? [413, 'payload_too_large', 'The request body is too large for this oracle.']
+      : [status, 'bad_request', 'Malformed request body.'],
+  dependency_down: () => [
+    503,
+    'unavailable',
+    'A dependency of the service is unreachable; try again shortly.',
+  ],
+  internal: () => [500, 'internal', 'Internal error; see the server log under this request id.'],
+};
 
 /**
  * The one place where the agent service's errors become responses: capability-token failures (401 with their
@@ -85,34 +93,18 @@ export const oracleErrorHandler: ErrorRequestHandler = (err: unknown, _req, res,
   if (err instanceof BadCursorError)
     return send(400, 'bad_request', 'The cursor is not one this service gave out.');
   if (err instanceof RequestValidationError) return send(400, 'bad_request', validationMessage(err));
-  const status = (err as { status?: unknown } | null)?.status;
-  if (status === 413) {
-    return send(413, 'payload_too_large', 'The request body is too large for this oracle.');
-  }
-  if (typeof status === 'number' && status >= 400 && status < 500) {
-    return send(status, 'bad_request', 'Malformed request body.');
-  }
-  if (isUnavailable(err)) {
-    res.locals.logger.warn({ err }, 'oracle: a dependency is unreachable');
-    return send(503, 'unavailable', 'A dependency of the service is unreachable; try again shortly.');
-  }
-  res.locals.logger.error({ err }, 'oracle: unhandled error');
-  send(500, 'internal', 'Internal error; see the server log under this request id.');
+  const kind = errorKindOf(err);
+  if (kind === 'dependency_down') res.locals.logger.warn({ err }, 'oracle: a dependency is unreachable');
+  if (kind === 'internal') res.locals.logger.error({ err }, 'oracle: unhandled error');
+  send(...ANSWER_OF_KIND[kind](clientErrorStatus(err)));
 };
 
 function validationMessage(err: RequestValidationError): string {
-  const parts: string[] = [];
-  const add = (
-    where: string,
-    error: { issues: { path: (string | number)[]; message: string }[] } | null,
-  ): void => {
-    for (const issue of error?.issues.slice(0, 5) ?? []) {
-      parts.push(`${where}${issue.path.length ? `.${issue.path.join('.')}` : ''}: ${issue.message}`);
-    }
-  };
-  add('body', err.body);
-  add('query', err.query);
-  add('path', err.pathParams);
-  add('headers', err.headers);
+  const parts = [
+    ...zodIssueLines(err.body?.issues ?? [], { root: 'body', limit: 5 }),
+    ...zodIssueLines(err.query?.issues ?? [], { root: 'query', limit: 5 }),
+    ...zodIssueLines(err.pathParams?.issues ?? [], { root: 'path', limit: 5 }),
+    ...zodIssueLines(err.headers?.issues ?? [], { root: 'headers', limit: 5 }),
+  ];
   return parts.length ? `Invalid request: ${parts.join('; ')}` : 'Invalid request.';
 }

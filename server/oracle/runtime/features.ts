@@ -1,3 +1,4 @@
+import { formatZodIssues } from '../../http/zod-issues.js';
 import type { Logger } from '../../logger.js';
 import { PluginManifest, type OraclePlugin } from './plugin.js';
 
@@ -48,9 +49,7 @@ export function resolvePlugins(
     const parsed = PluginManifest.safeParse(plugin.manifest);
     if (!parsed.success) {
       throw new PluginBootError(
-        `plugin ${String(plugin.manifest?.name)}: invalid manifest: ${parsed.error.issues
-          .map((i) => `${i.path.join('.')}: ${i.message}`)
-          .join('; ')}`,
+        `plugin ${String(plugin.manifest?.name)}: invalid manifest: ${formatZodIssues(parsed.error.issues)}`,
       );
     }
     const manifest = parsed.data;

@@ -9,6 +9,7 @@ import type { Logger } from '../../logger.js';
 import type { ChatModel, ModelMessage, ModelTool, ModelToolCall } from '../models/model.js';
 import type { FrontendBridge } from './frontend-bridge.js';
 import { toolOutputText, type ServerTool, type ToolContext } from './tools.js';
+import { formatZodIssues } from '../../http/zod-issues.js';
 
 export type { TurnOutcome, TurnRequest } from '../runs/turn.js';
 
@@ -243,9 +244,7 @@ async function runServerTool(
   if (unsafe) return { status: 'error', error: `Invalid arguments for ${tool.name}: ${unsafe}` };
   const parsed = tool.parameters.safeParse(call.args);
   if (!parsed.success) {
-    const issues = parsed.error.issues
-      .map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`)
-      .join('; ');
+    const issues = formatZodIssues(parsed.error.issues, { whole: 'arguments' });
     return { status: 'error', error: `Invalid arguments for ${tool.name}: ${issues}` };
   }
   try {

@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { isClientErrorStatus } from '../../http/error-kind.js';
 import type { Logger } from '../../logger.js';
 
 /** The USSD routes, as metric label values. */
@@ -32,7 +33,7 @@ function outcomeOfStatus(status: number): UssdOutcome {
   if (status === 401) return 'unauthorized';
   if (status === 403) return 'forbidden';
   if (status === 404) return 'not_found';
-  if (status >= 400 && status < 500) return 'invalid';
+  if (isClientErrorStatus(status)) return 'invalid';
   return status >= 500 ? 'error' : 'ok';
 }
 
