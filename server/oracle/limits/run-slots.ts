@@ -90,8 +90,8 @@ export function createRedisRunSlots(redis: Redis, prefix: string, now: () => num
 }
 
 /**
- * Redis, and this process's memory while Redis does not answer: as the USSD rate limiter does
- * (server/ussd/http/rate-limit.ts FallbackStore), a Redis outage neither fails the turn nor lifts the limit;
+ * Redis, and this process's memory while Redis does not answer: as the rate limits' store does
+ * (server/stores/fallback-rate-limit-store.ts FallbackStore), a Redis outage neither fails the turn nor lifts the limit;
  * each instance keeps counting on its own until Redis answers again. One warning per outage.
  */
 export function createFallbackRunSlots(shared: RunSlots, logger: Logger): RunSlots {

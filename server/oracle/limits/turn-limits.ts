@@ -1,10 +1,8 @@
 import { MemoryStore, type Options, type Store } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
-import type { RedisReply } from 'rate-limit-redis';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
-import { FallbackStore, HealingRedisStore } from '../../ussd/http/rate-limit.js';
-import { withTimeout } from '../../with-timeout.js';
+import { createFallbackRedisStore } from '../../stores/fallback-rate-limit-store.js';
 import { OracleHttpError } from '../http/oracle-error.js';
 import {
   createFallbackRunSlots,
@@ -66,15 +64,7 @@ export async function createTurnLimits(options: {
 }): Promise<TurnLimits> {
   const { config, redis, logger } = options;
   const turns: Store = redis
-    ? new FallbackStore(
-        new HealingRedisStore({
-          prefix: `${options.redisPrefix}turns:`,
-          sendCommand: (command: string, ...args: string[]) =>
-            withTimeout(redis.call(command, ...args) as Promise<RedisReply>, 1000, `redis ${command}`),
-        }),
-        logger,
-        `${options.redisPrefix}turns:`,
-      )
+    ? createFallbackRedisStore(redis, `${options.redisPrefix}turns:`, logger)
     : new MemoryStore();
   await turns.init?.({ windowMs: WINDOW_MS } as Options);
   const slots: RunSlots = redis

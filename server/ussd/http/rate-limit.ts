@@ -1,19 +1,11 @@
 import type { Request, RequestHandler, Response } from 'express';
-import {
-  ipKeyGenerator,
-  MemoryStore,
-  rateLimit,
-  type IncrementResponse,
-  type Options,
-  type Store,
-} from 'express-rate-limit';
+import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
-import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import { sendApiError } from '../../api-error.js';
 import { PhoneNumber } from '../../../contracts/ussd.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
-import { withTimeout } from '../../with-timeout.js';
+import { createFallbackRedisStore } from '../../stores/fallback-rate-limit-store.js';
 import { createAddressList } from './address-list.js';
 
 /** What one budget of requests belongs to (USSD_RATE_LIMIT_KEY). */
@@ -38,78 +30,6 @@ export interface UssdRateLimitOptions {
    * every request of the hot path.
    */
   checkConfiguration?: boolean;
-}
-
-/**
- * A RedisStore that recovers when Redis was unreachable while the limiter started: the Lua script's SHA
- * is loaded once at start-up, and upstream keeps a rejected load forever. Retrying a failed load on the
- * next request lets the limiter heal by itself when Redis returns.
- */
-export class HealingRedisStore extends RedisStore {
-  override increment(key: string): ReturnType<RedisStore['increment']> {
-    this.incrementScriptSha = this.incrementScriptSha.catch(() => this.loadIncrementScript());
-    return super.increment(key);
-  }
-}
-
-/**
- * Counts in Redis, and in this process while Redis does not answer. The choice when Redis is down: the
- * limiter neither fails the request (every caller would get the unavailable reply because of a counter)
- * nor lets everything through (the outage is exactly when a flood hurts most); each instance keeps
- * limiting on its own counts, so the limit holds per instance until Redis answers again, then the shared
- * counts take over. One warning per outage, one info line when it ends.
- */
-export class FallbackStore implements Store {
-  readonly localKeys = false;
-  private readonly local = new MemoryStore();
-  private down = false;
-
-  constructor(
-    private readonly shared: Store,
-    private readonly logger: Logger,
-    readonly prefix: string,
-  ) {}
-
-  async init(options: Options): Promise<void> {
-    this.local.init(options);
-    await Promise.resolve(this.shared.init?.(options)).catch((err: unknown) => this.failed(err));
-  }
-
-  async increment(key: string): Promise<IncrementResponse> {
-    try {
-      const counted = await this.shared.increment(key);
-      if (this.down) {
-        this.down = false;
-        this.logger.info('rate limit: Redis answers again; counting in Redis');
-      }
-      return counted;
-    } catch (err) {
-      this.failed(err);
-      return this.local.increment(key);
-    }
-  }
-
-  async decrement(key: string): Promise<void> {
-    await Promise.resolve(this.shared.decrement(key)).catch(() => this.local.decrement(key));
-  }
-
-  async resetKey(key: string): Promise<void> {
-    await this.local.resetKey(key);
-    await Promise.resolve(this.shared.resetKey(key)).catch((err: unknown) => this.failed(err));
-  }
-
-  shutdown(): void {
-    this.local.shutdown();
-  }
-
-  private failed(err: unknown): void {
-    if (this.down) return;
-    this.down = true;
-    this.logger.warn(
-      { err },
-      'rate limit: Redis does not answer; counting in this process until it does (the limit holds per instance)',
-    );
-  }
 }
 
 const rateLimited = (_req: Request, res: Response): void =>
@@ -140,17 +60,7 @@ export function createUssdRateLimit(options: UssdRateLimitOptions): RequestHandl
   const mode = options.key ?? 'ip';
   const allowlist = createAddressList(options.allowlist ?? []);
   const store =
-    redis === undefined
-      ? undefined
-      : new FallbackStore(
-          new HealingRedisStore({
-            prefix: options.redisPrefix,
-            sendCommand: (command: string, ...args: string[]) =>
-              withTimeout(redis.call(command, ...args) as Promise<RedisReply>, 1000, `redis ${command}`),
-          }),
-          logger,
-          options.redisPrefix,
-        );
+    redis === undefined ? undefined : createFallbackRedisStore(redis, options.redisPrefix, logger);
   const ipOf = (req: Request): string => ipKeyGenerator(req.ip ?? '');
   const limiter = rateLimit({
     windowMs: 60_000,
