@@ -4,11 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLocalControlBus, type ControlBus } from '../../server/oracle/runs/control-bus.js';
 import type { RunEventLog, RunEventRecord } from '../../server/oracle/runs/event-log.js';
 import { createMemoryRunEventLog } from '../../server/oracle/runs/memory-event-log.js';
-import {
-  RunManager,
-  type RunExecutor,
-  type RunManagerOptions,
-} from '../../server/oracle/runs/run-manager.js';
+import { RunManager, type RunManagerOptions } from '../../server/oracle/runs/run-manager.js';
+import type { RunExecutor } from '../../server/oracle/runs/turn.js';
 import { MessageStore } from '../../server/oracle/store/messages.js';
 import { RunStore } from '../../server/oracle/store/runs.js';
 import { SessionStore } from '../../server/oracle/store/sessions.js';

@@ -1,4 +1,5 @@
 import type { RunInfo, SendMessageBody } from '../../../contracts/oracle.js';
+import { IN_FLIGHT_STATUSES } from '../../../contracts/run-states.js';
 import { oracleRoutes as oracleContract } from '../http/routes.js';
 import type { OracleHttp } from '../http/oracle-http.js';
 import { isAbortError, OracleRequestError } from '../http/oracle-request-error.js';
@@ -38,7 +39,7 @@ export interface FollowHooks {
   onReconnecting: (reconnecting: boolean) => void;
 }
 
-const IN_FLIGHT = new Set<RunInfo['status']>(['queued', 'running', 'recovering']);
+const IN_FLIGHT = new Set<RunInfo['status']>(IN_FLIGHT_STATUSES);
 
 /**
  * The chat's transport: opens a turn's event stream, re-joins it when it drops, finds a run in flight, and

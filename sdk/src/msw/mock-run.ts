@@ -1,5 +1,6 @@
 import type { RunInfo } from '../../../contracts/oracle.js';
 import type { ServerEventName, ServerEventPayload, RunEndStatus } from '../../../contracts/events.js';
+import { isInFlight } from '../../../contracts/run-states.js';
 
 /** One event of a mocked run, as it goes on the wire. */
 export interface MockRunEvent {
@@ -40,7 +41,7 @@ export class MockRun {
   ) {}
 
   get ended(): boolean {
-    return !['queued', 'running', 'recovering'].includes(this.status);
+    return !isInFlight(this.status);
   }
 
   info(): RunInfo {

@@ -1,5 +1,10 @@
-import { IN_FLIGHT, type RunRow, type RunStore } from '../store/runs.js';
+import { isInFlight } from '../../../contracts/run-states.js';
+import type { RunRow, RunStore } from '../store/runs.js';
 import { IDS_PER_ATTEMPT, type RunEventLog, type RunEventRecord } from './event-log.js';
+import { retryStore } from './store-retry.js';
+
+/** Pause between two tries to read what a live subscription missed (the log may be away a while). */
+const CATCH_UP_RETRY_MS = 250;
 
 /**
  * Following a run's events, for a stream or a re-join (`GET /runs/:runId`): what it reads the events from, and
@@ -60,14 +65,14 @@ export async function followRun(
   };
   const catchUp = async (): Promise<void> => {
     replaying = true;
-    while (!finished) {
-      try {
-        for (const record of await deps.log.read(runId, last)) deliver(record);
-        break;
-      } catch {
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-    }
+    const readMissed = async (): Promise<void> => {
+      for (const record of await deps.log.read(runId, last)) deliver(record);
+    };
+    // Given up only when the follower stops.
+    if (!finished)
+      await retryStore(readMissed, { everyMs: CATCH_UP_RETRY_MS, stopped: () => finished }).catch(
+        () => undefined,
+      );
     // What the log has not (lost with Redis's data) cannot be had: the rest goes out as it is.
     for (const record of buffered.splice(0).sort((a, b) => a.id - b.id)) deliver(record);
     replaying = false;
@@ -88,7 +93,7 @@ export async function followRun(
   if (!finished && !deps.isLocal(runId)) {
     const row = await deps.runs.get(runId);
     if (!row) finish();
-    else if (!IN_FLIGHT.includes(row.status)) {
+    else if (!isInFlight(row.status)) {
       if (after >= Number(row.last_event_id)) finish();
       else setTimeout(finish, 1000).unref();
     }
@@ -98,6 +103,6 @@ export async function followRun(
 
 /** Whether a run's events can still be followed: it is in flight, or its events are retained. */
 export async function isFollowable(deps: Pick<FollowDeps, 'log'>, row: RunRow): Promise<boolean> {
-  if (IN_FLIGHT.includes(row.status)) return true;
+  if (isInFlight(row.status)) return true;
   return (await deps.log.read(row.run_id, 0)).length > 0;
 }

@@ -1,6 +1,151 @@
+import type { RunEndStatus } from '../../../contracts/events.js';
+import { isToolCallEvent } from '../../../contracts/run-states.js';
 import type { MessageStore } from '../store/messages.js';
 import type { RunRow, RunStore } from '../store/runs.js';
+import { checkpointAll, type ActiveRun, type RunOutlets } from './active-run.js';
+import { systemClock, type Clock } from './clock.js';
 import { firstIdOfAttempt, type RunEventLog, type RunEventRecord } from './event-log.js';
+import type { TurnOutcome, TurnRequest } from './turn.js';
+
+/**
+ * Leases and recovery: how a run outlives the instance that executes it.
+ *
+ * 1. The instance that starts a run holds its lease (`leaseMs`), renewed for every run it executes every third
+ *    of a lease ({@link renewEveryMs}).
+ * 2. It saves how far each run got (a checkpoint) every `checkpointMs`, and at once when the run starts a tool
+ *    (active-run.ts).
+ * 3. At shutdown it lets its runs go: `recovering`, lease expired (run-manager.ts, `close`).
+ * 4. Every half lease ({@link sweepEveryMs}), with a shared database, each instance claims the runs in flight
+ *    whose lease ran out, atomically (two never claim the same run); with a database of its own, the instance
+ *    claims every run in flight once, when it starts.
+ * 5. A claimed run this instance executes itself (its renewals came late) goes on here, marked running again.
+ * 6. A claimed run that had started a tool is ended `interrupted` with its answer so far: running the turn
+ *    again could repeat the tool's side effect.
+ * 7. Any other is resumed: `run` with `resumed` and the length of the answer the log holds (or 0, then the
+ *    answer so far again whole, as one `message`), and the turn executes again from that answer.
+ *
+ * A run nobody holds that its user aborts is ended where the abort lands ({@link endOrphan}).
+ */
+
+/** Step 1: how often the leases of the runs this instance executes are renewed. */
+export function renewEveryMs(leaseMs: number): number {
+  return Math.max(250, Math.floor(leaseMs / 3));
+}
+
+/** Step 4: how often runs whose lease ran out are looked for (on a shared database). */
+export function sweepEveryMs(leaseMs: number): number {
+  return Math.max(500, Math.floor(leaseMs / 2));
+}
+
+/** How many runs one sweep claims at most. */
+const CLAIM_BATCH = 20;
+
+/** What recovery asks of the run manager, which executes and ends runs. */
+export interface RecoveryHost {
+  /** The runs this instance executes, by id. */
+  readonly active: ReadonlyMap<string, ActiveRun>;
+  /** Takes a claimed run in as one this instance executes, with its answer so far. */
+  adopt(row: RunRow, partialText: string): ActiveRun;
+  /** Executes the turn of an adopted run again, continuing from its answer so far. */
+  execute(run: ActiveRun, request: TurnRequest, continueFrom: string): void;
+  /** Ends an adopted run: records its end and writes its `done`. */
+  finish(run: ActiveRun, status: RunEndStatus, outcome: TurnOutcome): Promise<void>;
+}
+
+/** How leases are kept: the run manager's options for them. */
+export interface LeaseOptions {
+  leaseMs: number;
+  /** How often the answer so far is saved (default 1 s). */
+  checkpointMs?: number | undefined;
+  /** Only this process uses the database (embedded PGlite): at start it resumes every run in flight at once. */
+  exclusiveDatabase: boolean;
+  /** Called when this instance resumes a run that another instance (or an earlier start) left in flight. */
+  onRunResumed?: ((row: RunRow) => void) | undefined;
+  /** Time for the lease timers and the store retries (tests pass a virtual one). */
+  clock?: Clock | undefined;
+}
+
+export type RecoveryOptions = RunOutlets & LeaseOptions;
+
+/** The lease timers of one instance and what it does with the runs it claims (steps 1, 2, 4 to 7). */
+export class RunRecovery {
+  readonly #options: RecoveryOptions;
+  readonly #host: RecoveryHost;
+  readonly #clock: Clock;
+  readonly #timers: (() => void)[] = [];
+  #stopped = false;
+
+  constructor(options: RecoveryOptions, host: RecoveryHost) {
+    this.#options = options;
+    this.#host = host;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  /** Starts the timers and claims what earlier instances left (steps 1, 2 and 4). */
+  async start(): Promise<void> {
+    const { runs, instanceId, leaseMs, exclusiveDatabase } = this.#options;
+    const active = this.#host.active;
+    this.#every(renewEveryMs(leaseMs), () => runs.renew(instanceId, [...active.keys()], leaseMs));
+    this.#every(this.#options.checkpointMs ?? 1000, () => checkpointAll(this.#options, active.values()));
+    if (!exclusiveDatabase) this.#every(sweepEveryMs(leaseMs), () => this.recover(false));
+    await this.recover(exclusiveDatabase);
+  }
+
+  /** Stops the timers; claims nothing from now on. */
+  stop(): void {
+    this.#stopped = true;
+    for (const stop of this.#timers.splice(0)) stop();
+  }
+
+  /** Step 4: claims runs whose instance is gone (every run in flight when `all`), then steps 5 to 7. */
+  async recover(all: boolean): Promise<void> {
+    if (this.#stopped) return;
+    const { runs, instanceId, leaseMs } = this.#options;
+    const rows = await runs.claimOrphans(instanceId, leaseMs, CLAIM_BATCH, all);
+    for (const row of rows) {
+      // Step 5: the claim renewed the lease; the run goes on here, not resumed or cut off a second time.
+      if (this.#host.active.has(row.run_id)) await runs.markRunning(row.run_id, instanceId);
+      else await this.#resume(row);
+    }
+  }
+
+  async #resume(row: RunRow): Promise<void> {
+    const { text, logged, calledTools } = await answerSoFar(this.#options.log, row);
+    this.#options.logger.info(
+      { runId: row.run_id, attempt: row.attempt, calledTools },
+      'runs: recovering a run',
+    );
+    if (calledTools) {
+      // Step 6.
+      const run = this.#host.adopt(row, text);
+      await this.#host.finish(run, 'interrupted', { status: 'aborted', text, reasoning: '', toolCalls: [] });
+      return;
+    }
+    // Step 7. Without the events of the attempt that was cut off (a restart without a shared log), a client
+    // that re-joins may hold less than the answer so far: it is cut back to nothing and sent again whole. With
+    // every event in the log, the client has them and keeps them.
+    const run = this.#host.adopt(row, logged ? text : '');
+    run.emit('run', {
+      runId: row.run_id,
+      requestId: row.request_id,
+      sessionId: row.session_id,
+      resumed: true,
+      partialLength: logged ? text.length : 0,
+    });
+    if (!logged) run.emit('message', { content: text, timestamp: new Date().toISOString() });
+    await this.#options.runs.markRunning(row.run_id, this.#options.instanceId);
+    this.#options.onRunResumed?.(row);
+    this.#host.execute(run, row.request as unknown as TurnRequest, text);
+  }
+
+  #every(ms: number, task: () => Promise<void>): void {
+    this.#timers.push(
+      this.#clock.every(ms, () => {
+        task().catch((err: unknown) => this.#options.logger.warn({ err }, 'runs: background task failed'));
+      }),
+    );
+  }
+}
 
 /** How far a run that lost its instance had got, from what the log and the database hold of it. */
 export interface AnswerSoFar {
@@ -15,11 +160,7 @@ export interface AnswerSoFar {
 /** Reads what a claimed run had done before its instance went (see {@link AnswerSoFar}). */
 export async function answerSoFar(log: RunEventLog, row: RunRow): Promise<AnswerSoFar> {
   const records = await log.read(row.run_id, 0).catch(() => [] as RunEventRecord[]);
-  const calledTools =
-    row.tools_started ||
-    records.some(
-      (r) => r.event === 'tool_call' || r.event === 'browser_tool_call' || r.event === 'action_call',
-    );
+  const calledTools = row.tools_started || records.some((r) => isToolCallEvent(r.event));
   if (records.length === 0) return { text: row.partial_text, logged: row.partial_text === '', calledTools };
   let text = '';
   for (const r of records) {

@@ -1,4 +1,7 @@
+import type { ServerEventName, ServerEventPayload } from '../../../contracts/events.js';
 import type { AgActionSpec, BrowserToolSpec, StoredToolCall } from '../../../contracts/oracle.js';
+import type { RunRow } from '../store/runs.js';
+import type { SessionRef } from '../store/sessions.js';
 
 // What a run hands the runtime's turn executor and gets back: the runs layer (and the HTTP routes above it)
 // depend on these types only, never on the runtime that implements them.
@@ -22,3 +25,14 @@ export interface TurnOutcome {
   /** A failure's message, safe to show (no stack, no secret). */
   error?: string | undefined;
 }
+
+/** Executes the turn of a run; provided by the runtime (prompt, model, tools). */
+export type RunExecutor = (run: {
+  row: RunRow;
+  /** The run's session, when the request that started it had it at hand (else the executor reads it). */
+  session: SessionRef | undefined;
+  request: TurnRequest;
+  continueFrom: string | undefined;
+  emit: <N extends ServerEventName>(event: N, data: ServerEventPayload<N>) => void;
+  signal: AbortSignal;
+}) => Promise<TurnOutcome>;

@@ -2,7 +2,7 @@ import type { Logger } from '../../logger.js';
 import type { OracleIdentity } from '../identity.js';
 import type { ChatModel } from '../models/model.js';
 import type { ModelRegistry } from '../models/registry.js';
-import type { RunExecutor } from '../runs/run-manager.js';
+import type { RunExecutor } from '../runs/turn.js';
 import type { OracleSockets } from '../socket/socket-server.js';
 import { THREAD_WINDOW, type MessageStore } from '../store/messages.js';
 import type { SessionStore } from '../store/sessions.js';

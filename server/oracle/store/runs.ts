@@ -1,13 +1,11 @@
 import { toStorableJson, toStorableText } from '../../../contracts/unsafe-text.js';
 import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { RunInfo, RunStatus } from '../../../contracts/oracle.js';
+import { IN_FLIGHT_STATUSES } from '../../../contracts/run-states.js';
 import type { Database, OracleRunsTable } from '../../db/schema.js';
 import { messageRow, type MessageStore, type NewMessage } from './messages.js';
 
 export type RunRow = Selectable<OracleRunsTable>;
-
-/** Statuses of a run in flight. */
-export const IN_FLIGHT: readonly RunStatus[] = ['queued', 'running', 'recovering'];
 
 /** How many runs one checkpoint statement saves at most. */
 const CHECKPOINT_BATCH = 500;
@@ -29,6 +27,28 @@ export interface NewRun {
   owner: string;
   leaseMs: number;
   request: Record<string, unknown>;
+}
+
+/** The row `createWithQuestion` records for `run`, as known before the database stamps it. */
+export function runningRow(run: NewRun, now: Date): RunRow {
+  return {
+    run_id: run.runId,
+    session_id: run.sessionId,
+    user_did: run.userDid,
+    request_id: run.requestId,
+    status: 'running',
+    attempt: 1,
+    owner: run.owner,
+    lease_expires_at: new Date(now.getTime() + run.leaseMs),
+    partial_text: '',
+    last_event_id: 0,
+    tools_started: false,
+    request: run.request,
+    error: null,
+    created_at: now,
+    updated_at: now,
+    ended_at: null,
+  };
 }
 
 /** Durable run records. An instance owns a run while its lease holds and renews it; expired leases are claimed. */
@@ -135,7 +155,7 @@ export class RunStore {
         ended_at: new Date(),
       })
       .where('run_id', '=', runId)
-      .where('status', 'in', IN_FLIGHT)
+      .where('status', 'in', IN_FLIGHT_STATUSES)
       .returning('run_id')
       .executeTakeFirst();
     // The answer is inserted whether or not the run was still in flight (unless its id is taken).
@@ -165,7 +185,7 @@ export class RunStore {
       .selectFrom('oracle_runs')
       .selectAll()
       .where('session_id', '=', sessionId)
-      .where('status', 'in', IN_FLIGHT)
+      .where('status', 'in', IN_FLIGHT_STATUSES)
       .execute();
   }
 
@@ -229,7 +249,7 @@ export class RunStore {
         ended_at: new Date(),
       })
       .where('run_id', '=', runId)
-      .where('status', 'in', IN_FLIGHT)
+      .where('status', 'in', IN_FLIGHT_STATUSES)
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
   }
@@ -242,7 +262,7 @@ export class RunStore {
       .set({ lease_expires_at: new Date(Date.now() + leaseMs) })
       .where('owner', '=', owner)
       .where('run_id', 'in', runIds)
-      .where('status', 'in', IN_FLIGHT)
+      .where('status', 'in', IN_FLIGHT_STATUSES)
       .execute();
   }
 
@@ -254,7 +274,7 @@ export class RunStore {
       .set({ status: 'recovering', lease_expires_at: new Date(0), updated_at: new Date() })
       .where('owner', '=', owner)
       .where('run_id', 'in', runIds)
-      .where('status', 'in', IN_FLIGHT)
+      .where('status', 'in', IN_FLIGHT_STATUSES)
       .execute();
   }
 
@@ -273,7 +293,7 @@ export class RunStore {
     const candidates = this.db
       .selectFrom('oracle_runs')
       .select('run_id')
-      .where('status', 'in', IN_FLIGHT)
+      .where('status', 'in', IN_FLIGHT_STATUSES)
       .where(orphan)
       .orderBy('created_at')
       .limit(limit)
@@ -290,7 +310,7 @@ export class RunStore {
           updated_at: now,
         })
         .where('run_id', 'in', candidates)
-        .where('status', 'in', IN_FLIGHT)
+        .where('status', 'in', IN_FLIGHT_STATUSES)
         // Re-checked on the locked row: a concurrent claim has renewed the lease, so only one instance wins.
         .where(orphan)
         .returningAll()

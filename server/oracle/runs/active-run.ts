@@ -1,0 +1,190 @@
+import type { RunEndStatus, ServerEventName, ServerEventPayload } from '../../../contracts/events.js';
+import { isToolCallEvent } from '../../../contracts/run-states.js';
+import type { Logger } from '../../logger.js';
+import type { RunRow, RunStore } from '../store/runs.js';
+import type { AbortGate } from './abort-handshake.js';
+import { firstIdOfAttempt, IDS_PER_ATTEMPT, runEvent, type RunEventLog } from './event-log.js';
+import { isPermanent } from './store-retry.js';
+import type { TurnOutcome } from './turn.js';
+
+/** Why a run is being stopped from outside. */
+export type StopReason = 'aborted' | 'superseded' | 'deleted' | 'shutdown';
+
+/** Where the runs this instance executes write: their events, their checkpoints, their warnings. */
+export interface RunOutlets {
+  instanceId: string;
+  runs: RunStore;
+  log: RunEventLog;
+  logger: Logger;
+}
+
+/** How a run ended, as recorded: a finished turn whose answer the database refused ends `failed`. */
+export interface RecordedEnd {
+  status: RunEndStatus;
+  /** The answer so far (`partialText` of `done`). */
+  text: string;
+  error: string | undefined;
+}
+
+/**
+ * A run this instance executes: numbers and writes its events, keeps its answer so far, and saves how far it got
+ * (a checkpoint) so that whoever claims it after a crash resumes it from there.
+ */
+export class ActiveRun {
+  row: RunRow;
+  /** The id of the last event written (0: none yet). */
+  lastId = 0;
+  partialText: string;
+  toolsStarted: boolean;
+  /** It moved since its last checkpoint. */
+  dirty = false;
+  readonly controller = new AbortController();
+  stopReason: StopReason | undefined = undefined;
+  /** Settles once the turn has ended here (and the run's end is recorded, unless it was let go). */
+  finished: Promise<void> = Promise.resolve();
+  /** Holds the `done` event back (the abort answer goes out first; abort-handshake.ts). */
+  gate: AbortGate | undefined = undefined;
+  #nextId: number;
+  /** The last write to a shared event log (its errors are logged where it is made). */
+  #appends: Promise<void> = Promise.resolve();
+  readonly #out: RunOutlets;
+
+  constructor(row: RunRow, partialText: string, out: RunOutlets) {
+    this.row = row;
+    this.partialText = partialText;
+    this.toolsStarted = row.tools_started;
+    this.#nextId = firstIdOfAttempt(row.attempt - 1);
+    this.#out = out;
+  }
+
+  /** Writes an event of the run, with the next id of its attempt. */
+  emit<N extends ServerEventName>(event: N, data: ServerEventPayload<N>): void {
+    if (this.#nextId % IDS_PER_ATTEMPT === 0) throw new Error('a run attempt may not write a million events');
+    const record = runEvent(this.#nextId++, event, data);
+    this.lastId = record.id;
+    if (record.event === 'message') this.partialText += record.data.content;
+    else if (!this.toolsStarted && isToolCallEvent(record.event)) {
+      this.toolsStarted = true;
+      // Saved at once: a crash from here on must not re-run the tool. Not saved (a busy pool): the next
+      // periodic checkpoint tries again (the run stays dirty), and the process goes on.
+      void this.checkpoint().catch((err: unknown) => {
+        this.dirty = true;
+        this.#out.logger.warn({ err, runId: this.row.run_id }, 'runs: could not save that a tool started');
+      });
+    }
+    this.dirty = true;
+    const stored = this.#out.log.append(this.row.run_id, record);
+    // Writes to a shared log are ordered: waiting for the last one waits for them all.
+    if (stored) {
+      this.#appends = stored.catch((err: unknown) =>
+        this.#out.logger.warn(
+          { err, runId: this.row.run_id },
+          'runs: an event could not be stored for re-joining',
+        ),
+      );
+    }
+  }
+
+  /** Resolves once every event written so far is stored (never rejects). */
+  written(): Promise<void> {
+    return this.#appends;
+  }
+
+  /** Stops the turn (the executor sees its signal abort); the first reason given is kept. */
+  stop(reason: StopReason): void {
+    this.stopReason ??= reason;
+    this.controller.abort();
+  }
+
+  /** Saves how far this run got; not saved, it stays dirty for the next checkpoint. */
+  async checkpoint(): Promise<void> {
+    this.dirty = false;
+    try {
+      await this.#out.runs.checkpoint(this.row.run_id, this.#out.instanceId, {
+        partialText: this.partialText,
+        lastEventId: this.lastId,
+        toolsStarted: this.toolsStarted,
+      });
+    } catch (err) {
+      this.dirty = true;
+      throw err;
+    }
+  }
+
+  /**
+   * Records the run's end with its answer in one statement (none when its session is being deleted), through
+   * `retry` (an outage is waited out). When the database refuses the answer itself (not an outage) the run
+   * still ends, without it, so that it never stays in flight and its followers get `done`. Rejects when not
+   * even that can be recorded.
+   */
+  async saveEnd(
+    ended: RunEndStatus,
+    outcome: TurnOutcome,
+    retry: (store: () => Promise<unknown>) => Promise<unknown>,
+  ): Promise<RecordedEnd> {
+    const { row } = this;
+    const end: RecordedEnd = { status: ended, text: outcome.text, error: outcome.error };
+    const ending = () => ({
+      status: end.status,
+      partialText: end.text,
+      // The id `done` will have (after an `error` event when the turn failed).
+      lastEventId: this.lastId + (end.status === 'failed' ? 2 : 1),
+      error: end.error,
+    });
+    const hasAnswer = end.text || outcome.toolCalls.length || outcome.reasoning;
+    const answer =
+      hasAnswer && this.stopReason !== 'deleted'
+        ? {
+            id: row.request_id,
+            sessionId: row.session_id,
+            type: 'ai' as const,
+            content: end.text,
+            toolCalls: outcome.toolCalls,
+            reasoning: outcome.reasoning,
+            runStatus: end.status,
+          }
+        : undefined;
+    await this.#appends;
+    try {
+      await retry(() => this.#out.runs.endWithAnswer(row.run_id, ending(), answer));
+    } catch (err) {
+      // The session was deleted meanwhile: nothing to keep.
+      if (this.stopReason === 'deleted') return end;
+      if (!isPermanent(err)) throw err;
+      this.#out.logger.error(
+        { err, runId: row.run_id },
+        'runs: the answer could not be stored; the run ends without it',
+      );
+      if (end.status === 'finished') {
+        end.status = 'failed';
+        end.error = 'The answer could not be stored.';
+      }
+      end.text = '';
+      await retry(() => this.#out.runs.end(row.run_id, ending()));
+    }
+    return end;
+  }
+}
+
+/** Saves every run of `among` that moved since its last checkpoint, in one statement. */
+export async function checkpointAll(out: RunOutlets, among: Iterable<ActiveRun>): Promise<void> {
+  const runs: ActiveRun[] = [];
+  for (const run of among) if (run.dirty) runs.push(run);
+  if (runs.length === 0) return;
+  for (const run of runs) run.dirty = false;
+  await out.runs
+    .checkpointMany(
+      out.instanceId,
+      runs.map((run) => ({
+        runId: run.row.run_id,
+        partialText: run.partialText,
+        lastEventId: run.lastId,
+        toolsStarted: run.toolsStarted,
+      })),
+    )
+    .catch((err: unknown) => {
+      // Tried again at the next tick of the timer.
+      for (const run of runs) run.dirty = true;
+      throw err;
+    });
+}
