@@ -13,8 +13,9 @@ const HEALTH_CHECK_TIMEOUT_MS = 2000;
 
 /**
  * GET /health (spec A5, with a real check of each configured dependency: the database, and Redis when
- * configured) and GET / (spec A6). `/health` answers 503 when a dependency is down, and 503 `draining` while
- * the server stops, so balancers route elsewhere.
+ * configured; 503 when one is down, and 503 `draining` while the server stops), GET /health/live and
+ * GET /health/ready (for balancers and orchestrators: answered from the process's own state, see
+ * contracts/system.ts) and GET / (spec A6).
  */
 export function createSystemRouter(
   ctx: Pick<PartContext, 'config' | 'db' | 'logger' | 'redis'>,
@@ -62,6 +63,23 @@ export function createSystemRouter(
         ...(plugins.length ? { plugins } : {}),
       };
       return body.status === 'ok' ? { status: 200, body } : { status: 503, body };
+    },
+    live: () =>
+      Promise.resolve({
+        status: 200,
+        body: {
+          status: lifecycle.draining ? ('draining' as const) : ('ok' as const),
+          timestamp: new Date().toISOString(),
+          uptime: Math.floor(process.uptime()),
+        },
+      }),
+    ready: () => {
+      const body = {
+        status: lifecycle.draining ? ('draining' as const) : ('ready' as const),
+        timestamp: new Date().toISOString(),
+        parts: ctx.config.ENABLED_PARTS,
+      };
+      return Promise.resolve(body.status === 'ready' ? { status: 200, body } : { status: 503, body });
     },
     probe: () =>
       Promise.resolve({
