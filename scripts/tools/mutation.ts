@@ -89,7 +89,10 @@ const MODULES: readonly MutationModule[] = [
   },
   {
     name: 'plugin-user-preferences',
-    mutate: ['server/oracle/plugins/user-preferences/**/*.ts'],
+    mutate: [
+      'server/oracle/plugins/user-preferences/**/*.ts',
+      'server/db/migrations/0004-user-preferences.ts',
+    ],
     tests: [
       'test/oracle/user-preferences.test.ts',
       'test/oracle/preferences-instructions.test.ts',
@@ -98,7 +101,7 @@ const MODULES: readonly MutationModule[] = [
   },
   {
     name: 'plugin-credits',
-    mutate: ['server/oracle/plugins/credits/**/*.ts'],
+    mutate: ['server/oracle/plugins/credits/**/*.ts', 'server/db/migrations/0006-credits.ts'],
     tests: [
       'test/oracle/verify-payment.test.ts',
       'test/oracle/credits-ledger.test.ts',

@@ -2,10 +2,9 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001-app-meta.js';
 import * as m0002 from './0002-ussd-accounts.js';
 import * as m0003 from './0003-oracle.js';
-// Migrations of the built-in oracle plugins live in their folders (server/oracle/plugins/<name>/).
-import * as m0004 from '../../oracle/plugins/user-preferences/migration.js';
-import * as m0005 from '../../oracle/plugins/memory/migration.js';
-import * as m0006 from '../../oracle/plugins/credits/migration.js';
+import * as m0004 from './0004-user-preferences.js';
+import * as m0005 from './0005-memory.js';
+import * as m0006 from './0006-credits.js';
 import * as m0007 from './0007-rooms-and-payments.js';
 import * as m0008 from './0008-payment-memos.js';
 
