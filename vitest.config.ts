@@ -6,7 +6,7 @@ const sdkSource = (file: string): string => fileURLToPath(new URL(`./sdk/src/${f
 
 // `npm test` runs the runtime tests; `npm run test:types` runs the type tests (`*.test-d.ts`, compiled by
 // tsc, which `npm run typecheck` also covers); CI runs both. `npm run test:timed` prints how long the
-// suite takes and writes it into the README ("Tests and CI").
+// suite takes and writes it into docs/testing.md.
 export default defineConfig({
   test: {
     testTimeout: 30_000,

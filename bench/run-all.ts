@@ -1,11 +1,12 @@
 /**
- * `npm run bench`: every benchmark, briefly, each headline figure printed beside the one the README gives
- * (bench/figures.json, from the last full run), exiting 1 when a figure is more than 20 % worse. Run it before
- * a change to a request path, the start command or a dependency lands.
+ * `npm run bench`: every benchmark, briefly, each headline figure printed beside the one of the last full run
+ * (bench/figures.json, shown in docs/performance.md), exiting 1 when a figure is more than 20 % worse. Run it
+ * before a change to a request path, the start command or a dependency lands.
  *
  *   npm run bench                       # brief runs (a few minutes), compared with bench/figures.json
  *   npm run bench -- --only ussd,chain  # some of them
- *   npm run bench -- --full --write     # full runs; their figures become bench/figures.json and the README's table
+ *   npm run bench -- --full --write     # full runs; their figures go to bench/figures.json and docs/performance.md
+ *   npm run bench -- --write-doc        # no run: docs/performance.md's table again from bench/figures.json
  *
  * Every figure is a ratio to a baseline measured in the same run, or CPU time per unit of work, so that
  * figures from different days and machines of the same kind can be compared at all; absolute rates are left
@@ -14,14 +15,17 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
+import { writeMarkedBlock } from '../scripts/lib/marked-block.js';
 import type { Figure } from './lib/figures.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const FIGURES_FILE = path.join(ROOT, 'bench/figures.json');
-const README = path.join(ROOT, 'README.md');
-/** How much worse than the README's figure a brief run may come out before it fails. */
+const DOC = path.join(ROOT, 'docs/performance.md');
+const FIGURES_START = '<!-- bench-figures (written by npm run bench -- --full --write; do not edit) -->';
+const FIGURES_END = '<!-- /bench-figures -->';
+/** How much worse than the last full run's figure a brief run may come out before it fails. */
 const TOLERANCE = 0.2;
 
 interface BenchSpec {
@@ -57,25 +61,36 @@ const BENCHES: BenchSpec[] = [
   { name: 'sdk', script: 'bench:sdk', brief: { BENCH_SDK_SECONDS: '2' } },
 ];
 
+/** A figure as bench/figures.json keeps it: with the run it comes from (a full run may measure some benches only). */
+interface KeptFigure extends Figure {
+  /** The day of the full run that measured it (YYYY-MM-DD). */
+  measured?: string;
+  machine?: string;
+}
+
 interface FiguresFile {
+  /** The day of the last full run, and its command and machine: the default of figures that name none. */
   measured: string;
   command: string;
   machine: string;
-  figures: Figure[];
+  figures: KeptFigure[];
 }
 
-function parseArgs(argv: string[]): { full: boolean; write: boolean; only?: string[] } {
+function parseArgs(argv: string[]): { full: boolean; write: boolean; writeDoc: boolean; only?: string[] } {
   const only = argv.find((a, i) => argv[i - 1] === '--only');
   const unknown = argv.filter(
-    (a, i) => !['--full', '--write', '--only'].includes(a) && argv[i - 1] !== '--only',
+    (a, i) => !['--full', '--write', '--write-doc', '--only'].includes(a) && argv[i - 1] !== '--only',
   );
   if (unknown.length > 0 || (argv.includes('--write') && !argv.includes('--full'))) {
-    console.error('usage: npm run bench [-- --only ussd,chain,oracle,sdk] [-- --full [--write]]');
+    console.error(
+      'usage: npm run bench [-- --only ussd,chain,oracle,sdk] [-- --full [--write]] | npm run bench -- --write-doc',
+    );
     process.exit(2);
   }
   return {
     full: argv.includes('--full'),
     write: argv.includes('--write'),
+    writeDoc: argv.includes('--write-doc'),
     ...(only ? { only: only.split(',') } : {}),
   };
 }
@@ -111,31 +126,44 @@ function table(rows: string[][]): string {
   return rows.map((r) => `| ${r.join(' | ')} |`).join('\n');
 }
 
-/** The README's table of headline figures, between its markers. */
-function readmeTable(file: FiguresFile): string {
-  const rows = file.figures.map((f) => [f.label, format(f), f.better === 'higher' ? 'higher' : 'lower']);
-  return [
-    `Headline figures of the last full run (\`${file.command}\`, ${file.measured}, ${file.machine}); \`npm run bench\` compares a brief run with them:`,
-    '',
-    table([['figure', 'value', 'better'], ['---', '---', '---'], ...rows]),
-  ].join('\n');
+/** The npm script that measures a figure, from its id's first part (`ussd.memory.ratio` → `bench:ussd`). */
+function commandOf(f: Figure): string {
+  const spec = BENCHES.find((b) => f.id.startsWith(`${b.name}.`));
+  return spec ? `npm run ${spec.script}` : 'npm run bench -- --full';
 }
 
-async function writeReadme(file: FiguresFile): Promise<void> {
-  const readme = await readFile(README, 'utf8');
-  const start = '<!-- bench-figures -->';
-  const end = '<!-- /bench-figures -->';
-  const a = readme.indexOf(start);
-  const b = readme.indexOf(end);
-  if (a === -1 || b === -1) throw new Error(`README.md has no ${start} … ${end} block`);
-  await writeFile(README, `${readme.slice(0, a + start.length)}\n${readmeTable(file)}\n${readme.slice(b)}`);
+/** docs/performance.md's table: one row per figure, with the command, day and machine of its run. */
+function figuresTable(file: FiguresFile): string {
+  const rows = file.figures.map((f) => [
+    f.label,
+    format(f),
+    f.better,
+    `\`${commandOf(f)}\``,
+    f.measured ?? file.measured,
+    f.machine ?? file.machine,
+  ]);
+  return table([
+    ['figure', 'value', 'better', 'measured by', 'on', 'machine'],
+    ['---', '---:', '---', '---', '---', '---'],
+    ...rows,
+  ]);
+}
+
+async function writeDoc(file: FiguresFile): Promise<void> {
+  await writeMarkedBlock(DOC, FIGURES_START, FIGURES_END, figuresTable(file));
 }
 
 async function main(): Promise<void> {
-  const { full, write, only } = parseArgs(process.argv.slice(2));
+  const { full, write, writeDoc: docOnly, only } = parseArgs(process.argv.slice(2));
   const known: FiguresFile | undefined = await readFile(FIGURES_FILE, 'utf8')
     .then((t) => JSON.parse(t) as FiguresFile)
     .catch(() => undefined);
+  if (docOnly) {
+    if (!known) throw new Error('bench/figures.json is missing: run npm run bench -- --full --write');
+    await writeDoc(known);
+    console.log('docs/performance.md table written from bench/figures.json');
+    return;
+  }
   const dir = await mkdtemp(path.join(tmpdir(), 'bench-'));
   const measured: Figure[] = [];
   try {
@@ -164,22 +192,30 @@ async function main(): Promise<void> {
   console.log(
     `\n=== ${full ? 'full' : 'brief'} runs against bench/figures.json (${known?.measured ?? 'none yet'})`,
   );
-  console.log(table([['figure', 'README', 'now', ''], ['---', '---', '---', '---'], ...rows]));
+  console.log(table([['figure', 'last full run', 'now', ''], ['---', '---', '---', '---'], ...rows]));
   if (write) {
-    const merged = new Map((known?.figures ?? []).map((f) => [f.id, f]));
-    for (const f of measured) merged.set(f.id, f);
+    const day = new Date().toISOString().slice(0, 10);
+    const machine = `${availableParallelism()} cores, Node ${process.version}`;
+    // Figures not measured this time keep the day and machine of the run that measured them.
+    const merged = new Map<string, KeptFigure>(
+      (known?.figures ?? []).map((f) => [
+        f.id,
+        { ...f, measured: f.measured ?? known?.measured, machine: f.machine ?? known?.machine },
+      ]),
+    );
+    for (const f of measured) merged.set(f.id, { ...f, measured: day, machine });
     const file: FiguresFile = {
-      measured: new Date().toISOString().slice(0, 10),
+      measured: day,
       command: `npm run bench -- --full --write${only ? ` --only ${only.join(',')}` : ''}`,
-      machine: `${(await import('node:os')).availableParallelism()} cores, Node ${process.version}`,
+      machine,
       figures: [...merged.values()],
     };
     await writeFile(FIGURES_FILE, `${JSON.stringify(file, null, 2)}\n`);
-    await writeReadme(file);
-    console.log('bench/figures.json and the README table written');
+    await writeDoc(file);
+    console.log('bench/figures.json and the table of docs/performance.md written');
   }
   if (worse > 0 && !write) {
-    console.log(`${worse} figure(s) more than ${TOLERANCE * 100} % worse than the README's`);
+    console.log(`${worse} figure(s) more than ${TOLERANCE * 100} % worse than the last full run's`);
     process.exitCode = 1;
   }
 }

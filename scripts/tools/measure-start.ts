@@ -2,17 +2,21 @@
  * `npm run measure:start`: starts the server as `npm start` does, on embedded defaults (PGlite in a fresh data
  * directory, in-process stores, the fixture chain node), and prints the time until /health answers 200 and the
  * resident memory (RSS) once idle, for a first start (empty data directory) and a second one (same directory).
- * `-- --json` prints one JSON line instead; `-- --readme` also writes the figures into README.md.
+ * `-- --json` prints one JSON line instead; `-- --write` also writes the figures into docs/performance.md.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { writeMarkedBlock } from '../lib/marked-block.js';
 import { npmStartArgs as startArgs } from './lib/npm-start.js';
+
+const MEASURE_START = '<!-- measure-start (written by npm run measure:start -- --write; do not edit) -->';
+const MEASURE_END = '<!-- /measure-start -->';
 
 /** How long the server is left idle before its RSS is read. */
 const IDLE_MS = 3000;
@@ -98,18 +102,12 @@ try {
       `  second start (same directory):      healthy in ${second.startMs} ms, idle RSS ${second.rssMb} MB`,
     );
   }
-  if (process.argv.includes('--readme')) {
+  if (process.argv.includes('--write')) {
     const line =
       `\`npm start\` on embedded defaults: first start (empty data directory) healthy in **${(first.startMs / 1000).toFixed(1)} s**, ` +
       `idle RSS **${first.rssMb} MB**; second start **${(second.startMs / 1000).toFixed(1)} s**, **${second.rssMb} MB**. ` +
-      `Measured by \`npm run measure:start\` on ${new Date().toISOString().slice(0, 10)}, ${figures.cores} cores, Node ${figures.node}.`;
-    const file = path.join(ROOT, 'README.md');
-    const readme = await readFile(file, 'utf8');
-    const [start, end] = ['<!-- measure-start -->', '<!-- /measure-start -->'];
-    const a = readme.indexOf(start);
-    const b = readme.indexOf(end);
-    if (a < 0 || b < a) throw new Error(`README.md has no ${start} … ${end} markers`);
-    await writeFile(file, `${readme.slice(0, a)}${start}\n${line}\n${readme.slice(b)}`);
+      `Measured by \`npm run measure:start -- --write\` on ${new Date().toISOString().slice(0, 10)}, ${figures.cores} cores, Node ${figures.node}.`;
+    await writeMarkedBlock(path.join(ROOT, 'docs/performance.md'), MEASURE_START, MEASURE_END, line);
   }
 } finally {
   await rm(dataDir, { recursive: true, force: true });

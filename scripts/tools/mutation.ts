@@ -1,16 +1,18 @@
 import { spawn } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { REPO_ROOT } from '../lib/repo-root.js';
 
-const USAGE = `Usage: npm run test:mutation -- [module …] [--concurrency N] [--no-write] [--list]
+const USAGE = `Usage: npm run test:mutation -- [module …] [--concurrency N] [--no-write] [--list] [--rewrite]
 
 Mutation testing (Stryker, stryker.config.json) of the modules where a silent bug costs most, one module at a
 time: each module's files are mutated and only that module's tests run (each mutant runs only the tests that
-reached it). The HTML report of a module lands in reports/mutation/<module>/index.html (ignored), and its
-score is written into README.md ("Mutation testing"), keeping the rows of the modules not run this time.
-Without a module name every module runs (slow: hours on 2 cores). --list prints the modules.`;
+reached it). The HTML report of a module lands in reports/mutation/<module>/index.html (ignored). Its score is
+written into docs/testing.md ("Mutation testing") and its surviving mutants into docs/mutation-survivors.md,
+keeping what the modules not run this time had. Without a module name every module runs (slow: hours on 2
+cores). --list prints the modules. --rewrite runs nothing: it writes both docs again from the JSON reports
+already in reports/mutation/ (the named modules, or all that have one).`;
 
 /** A module under mutation testing: the files mutated, and the tests that are its specification. */
 interface MutationModule {
@@ -134,6 +136,7 @@ const { values: opts, positionals } = parseArgs({
     concurrency: { type: 'string', default: '2' },
     'no-write': { type: 'boolean', default: false },
     list: { type: 'boolean', default: false },
+    rewrite: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -152,7 +155,16 @@ if (unknown.length > 0) {
 }
 const selected = positionals.length > 0 ? MODULES.filter((m) => positionals.includes(m.name)) : MODULES;
 
-/** The counts of a Stryker JSON report (mutation-testing-report-schema). */
+/** A mutant that no test noticed, as docs/mutation-survivors.md lists it. */
+interface Survivor {
+  file: string;
+  line: number;
+  mutator: string;
+  replacement: string;
+  status: 'Survived' | 'NoCoverage';
+}
+
+/** The counts of a Stryker JSON report (mutation-testing-report-schema), and its survivors. */
 interface Score {
   mutants: number;
   killed: number;
@@ -160,11 +172,24 @@ interface Score {
   noCoverage: number;
   /** Killed (including timeouts) over killed + survived + no coverage, in percent. */
   score: number;
+  survivors: Survivor[];
+  /** The day the report was written (YYYY-MM-DD). */
+  date: string;
 }
+
+interface ReportMutant {
+  status: string;
+  mutatorName: string;
+  replacement?: string;
+  location: { start: { line: number } };
+}
+
+const reportFileOf = (m: MutationModule): string =>
+  path.join(REPO_ROOT, 'reports', 'mutation', m.name, 'mutation.json');
 
 async function scoreOf(reportFile: string): Promise<Score> {
   const report = JSON.parse(await readFile(reportFile, 'utf8')) as {
-    files: Record<string, { mutants: { status: string }[] }>;
+    files: Record<string, { mutants: ReportMutant[] }>;
   };
   const all = Object.values(report.files).flatMap((f) => f.mutants);
   const count = (...statuses: string[]): number => all.filter((m) => statuses.includes(m.status)).length;
@@ -172,12 +197,27 @@ async function scoreOf(reportFile: string): Promise<Score> {
   const survived = count('Survived');
   const noCoverage = count('NoCoverage');
   const valid = killed + survived + noCoverage;
+  const survivors = Object.entries(report.files)
+    .flatMap(([file, f]) =>
+      f.mutants
+        .filter((m) => m.status === 'Survived' || m.status === 'NoCoverage')
+        .map((m): Survivor => ({
+          file: path.isAbsolute(file) ? path.relative(REPO_ROOT, file) : file,
+          line: m.location.start.line,
+          mutator: m.mutatorName,
+          replacement: m.replacement ?? '',
+          status: m.status as Survivor['status'],
+        })),
+    )
+    .sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
   return {
     mutants: valid,
     killed,
     survived,
     noCoverage,
     score: valid === 0 ? 100 : (100 * killed) / valid,
+    survivors,
+    date: (await stat(reportFile)).mtime.toISOString().slice(0, 10),
   };
 }
 
@@ -207,9 +247,11 @@ async function runModule(m: MutationModule): Promise<Score> {
     child.on('exit', resolve);
   });
   if (code !== 0) throw new Error(`stryker exited with ${code} for ${m.name}`);
-  return scoreOf(path.join(REPO_ROOT, dir, 'mutation.json'));
+  return scoreOf(reportFileOf(m));
 }
 
+const SCORES_DOC = path.join(REPO_ROOT, 'docs/testing.md');
+const SURVIVORS_DOC = path.join(REPO_ROOT, 'docs/mutation-survivors.md');
 const START = '<!-- mutation-scores:start (written by npm run test:mutation; do not edit) -->';
 const END = '<!-- mutation-scores:end -->';
 const HEADER = [
@@ -217,19 +259,81 @@ const HEADER = [
   '|---|---|---|---:|---:|---:|---:|---|',
 ];
 
-function row(m: MutationModule, s: Score, date: string): string {
+function row(m: MutationModule, s: Score): string {
   return (
     `| ${m.name} | ${m.mutate.map((g) => `\`${g}\``).join(', ')} | ${s.mutants} | ${s.killed} | ${s.survived} | ` +
-    `${s.noCoverage} | **${s.score.toFixed(1)} %** | ${date} |`
+    `${s.noCoverage} | **${s.score.toFixed(1)} %** | ${s.date} |`
   );
 }
 
-async function writeReadme(scores: Map<string, string>): Promise<void> {
-  const readme = path.join(REPO_ROOT, 'README.md');
-  const text = await readFile(readme, 'utf8');
+/** A replacement as a table cell: one line, no pipe, at most 60 characters. */
+function cell(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  const short = line.length > 60 ? `${line.slice(0, 57)}…` : line;
+  return short ? `\`${short.replace(/\|/g, '\\|').replace(/`/g, "'")}\`` : '(removed)';
+}
+
+const SURVIVORS_HEAD = [
+  '# Surviving mutants',
+  '',
+  '<!-- Written by npm run test:mutation (scripts/tools/mutation.ts); do not edit. -->',
+  '',
+  'The mutants no test noticed, per module, from the last run of each (`npm run test:mutation -- <module>`).',
+  'Scores and how to read them: [testing](testing.md#mutation-testing). A survivor is either a gap in the tests',
+  'or an equivalent mutant (no behaviour can tell it from the code); check it by hand before calling it either.',
+  'Lines are those of the code that was run.',
+];
+
+function survivorsSection(m: MutationModule, s: Score): string {
+  const rows = s.survivors.map(
+    (v) =>
+      `| \`${v.file}\` | ${v.line} | ${v.mutator} | ${cell(v.replacement)} | ${v.status === 'Survived' ? 'survived' : 'no coverage'} |`,
+  );
+  return [
+    `<!-- survivors:${m.name} -->`,
+    `## ${m.name}`,
+    '',
+    `Run on ${s.date}: ${s.score.toFixed(1)} %, ${s.mutants} mutants, ${s.survived} survived, ${s.noCoverage} without coverage.`,
+    '',
+    ...(rows.length
+      ? ['| File | Line | Mutator | Replacement | Status |', '|---|---:|---|---|---|', ...rows]
+      : ['None.']),
+    `<!-- /survivors:${m.name} -->`,
+  ].join('\n');
+}
+
+/** docs/mutation-survivors.md: this run's modules written, the others' sections kept as they were. */
+async function writeSurvivors(runs: Map<string, Score>): Promise<void> {
+  const old = await readFile(SURVIVORS_DOC, 'utf8').catch(() => '');
+  const sections = MODULES.map((m) => {
+    const s = runs.get(m.name);
+    if (s) return survivorsSection(m, s);
+    const kept = new RegExp(`<!-- survivors:${m.name} -->[\\s\\S]*?<!-- /survivors:${m.name} -->`).exec(
+      old,
+    )?.[0];
+    return (
+      kept ??
+      [
+        `<!-- survivors:${m.name} -->`,
+        `## ${m.name}`,
+        '',
+        `Not listed yet: \`npm run test:mutation -- ${m.name}\` writes it.`,
+        `<!-- /survivors:${m.name} -->`,
+      ].join('\n')
+    );
+  });
+  await writeFile(
+    SURVIVORS_DOC,
+    `${[...SURVIVORS_HEAD, '', ...sections.flatMap((x) => [x, ''])].join('\n').trimEnd()}\n`,
+  );
+}
+
+async function writeScores(scores: Map<string, string>): Promise<void> {
+  const doc = SCORES_DOC;
+  const text = await readFile(doc, 'utf8');
   const from = text.indexOf(START);
   const to = text.indexOf(END);
-  if (from < 0 || to < from) throw new Error(`README.md has no ${START} … ${END} block`);
+  if (from < 0 || to < from) throw new Error(`docs/testing.md has no ${START} … ${END} block`);
   // The rows already there, by module: a module not run this time keeps its last score.
   const previous = new Map<string, string>();
   for (const line of text.slice(from + START.length, to).split('\n')) {
@@ -243,26 +347,54 @@ async function writeReadme(scores: Map<string, string>): Promise<void> {
       `| ${m.name} | ${m.mutate.map((g) => `\`${g}\``).join(', ')} | – | – | – | – | not run yet | – |`,
   );
   await writeFile(
-    readme,
+    doc,
     `${text.slice(0, from + START.length)}\n${[...HEADER, ...rows].join('\n')}\n${text.slice(to)}`,
   );
 }
 
-const date = new Date().toISOString().slice(0, 10);
+const runs = new Map<string, Score>();
 const scores = new Map<string, string>();
 let failed = false;
+if (opts.rewrite) {
+  const named = positionals.length > 0;
+  for (const m of selected) {
+    const report = reportFileOf(m);
+    const found = await stat(report).then(
+      () => true,
+      () => false,
+    );
+    if (!found) {
+      if (named) {
+        console.error(`${m.name}: no report at ${path.relative(REPO_ROOT, report)}`);
+        failed = true;
+      }
+      continue;
+    }
+    const s = await scoreOf(report);
+    runs.set(m.name, s);
+    scores.set(m.name, row(m, s));
+  }
+  await writeScores(scores);
+  await writeSurvivors(runs);
+  console.log(`docs written from ${runs.size} report(s): ${[...runs.keys()].join(', ') || 'none'}`);
+  process.exit(failed ? 1 : 0);
+}
 for (const m of selected) {
   try {
     const s = await runModule(m);
     console.log(
       `${m.name}: ${s.score.toFixed(1)} % (${s.killed} killed, ${s.survived} survived, ${s.noCoverage} no coverage)`,
     );
-    scores.set(m.name, row(m, s, date));
+    runs.set(m.name, s);
+    scores.set(m.name, row(m, s));
   } catch (err) {
     console.error(String(err));
     failed = true;
   }
   // Written after each module: a long run stopped half-way keeps what it measured.
-  if (!opts['no-write'] && scores.size > 0) await writeReadme(scores);
+  if (!opts['no-write'] && scores.size > 0) {
+    await writeScores(scores);
+    await writeSurvivors(runs);
+  }
 }
 process.exit(failed ? 1 : 0);

@@ -1,5 +1,5 @@
 /**
- * Rewrites the plugins table of README.md from the built-in plugins' manifests:
+ * Rewrites the plugins table of docs/agent-api.md from the built-in plugins' manifests:
  *
  *   npm run docs:plugins
  *
@@ -7,12 +7,16 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { builtInPlugins } from '../../server/oracle/plugins/index.js';
-import { renderPluginsTable, withPluginsTable } from '../../server/oracle/plugins/table.js';
+import {
+  PLUGINS_TABLE_DOC,
+  renderPluginsTable,
+  withPluginsTable,
+} from '../../server/oracle/plugins/table.js';
 
-const readme = await readFile('README.md', 'utf8');
-const next = withPluginsTable(readme, renderPluginsTable(builtInPlugins()));
-if (next === readme) console.log('README.md plugins table is up to date');
+const doc = await readFile(PLUGINS_TABLE_DOC, 'utf8');
+const next = withPluginsTable(doc, renderPluginsTable(builtInPlugins()));
+if (next === doc) console.log(`${PLUGINS_TABLE_DOC} plugins table is up to date`);
 else {
-  await writeFile('README.md', next);
-  console.log('README.md plugins table rewritten');
+  await writeFile(PLUGINS_TABLE_DOC, next);
+  console.log(`${PLUGINS_TABLE_DOC} plugins table rewritten`);
 }

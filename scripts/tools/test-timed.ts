@@ -1,15 +1,16 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { writeMarkedBlock } from '../lib/marked-block.js';
 import { REPO_ROOT } from '../lib/repo-root.js';
 
 const USAGE = `Usage: npm run test:timed -- [--runs N] [--no-write]
 
 Runs the test suite (vitest run) N times (default 1) and writes the median wall-clock time, with the
 column (embedded defaults, or PostgreSQL + Redis when DATABASE_URL and REDIS_URL are set), the machine's
-cores and the test counts, into README.md between the markers of that column. Stops at the first failing
+cores and the test counts, into docs/testing.md between the markers of that column. Stops at the first failing
 run and writes nothing then. --no-write prints the line only.`;
 
 const { values: opts } = parseArgs({
@@ -105,16 +106,7 @@ const line =
 console.log(`\n${line}`);
 
 if (!opts['no-write']) {
-  const readme = path.join(REPO_ROOT, 'README.md');
-  const text = await readFile(readme, 'utf8');
-  const start = `<!-- test-timing:${column} -->`;
-  const end = `<!-- /test-timing:${column} -->`;
-  const from = text.indexOf(start);
-  const to = text.indexOf(end);
-  if (from < 0 || to < from) {
-    console.error(`README.md has no ${start} … ${end} block; nothing written.`);
-    process.exit(1);
-  }
-  await writeFile(readme, `${text.slice(0, from + start.length)}\n${line}\n${text.slice(to)}`);
-  console.log(`README.md updated (${column}).`);
+  const doc = path.join(REPO_ROOT, 'docs/testing.md');
+  await writeMarkedBlock(doc, `<!-- test-timing:${column} -->`, `<!-- /test-timing:${column} -->`, line);
+  console.log(`docs/testing.md updated (${column}).`);
 }

@@ -11,13 +11,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import http from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { USSD_UNAVAILABLE_REPLY } from '../../contracts/ussd.js';
+import { writeMarkedBlock } from '../../scripts/lib/marked-block.js';
 import { freePort, haveRedisServer, startPrivateRedis } from '../helpers/private-redis.js';
 import { agentTableLines, runAgentFaults } from './agent-faults.js';
 import { havePostgresBinaries, startPrivatePostgres } from './private-postgres.js';
@@ -242,7 +243,7 @@ async function main(): Promise<number> {
   return ussd || agent;
 }
 
-/** The agent service's phases (agent-faults.ts): prints their table, writes it into README.md with --readme. */
+/** The agent service's phases (agent-faults.ts): prints their table, writes it into docs/testing.md with --write. */
 async function agentFaults(work: string, log: NodeJS.WritableStream, logPath: string): Promise<number> {
   const started = Date.now();
   console.log('\nagent service: 2 production instances under faults');
@@ -268,14 +269,14 @@ async function agentFaults(work: string, log: NodeJS.WritableStream, logPath: st
     return 1;
   }
   console.log('\nall agent fault assertions passed');
-  if (process.argv.includes('--readme')) {
-    await writeReadme('agent-faults-table', [
+  if (process.argv.includes('--write')) {
+    await writeTable('agent-faults-table', [
       ...table,
       '',
       `${result.summary}; ${new Date().toISOString().slice(0, 10)}, ${availableParallelism()} cores, Node ` +
-        `${process.version}, ${((Date.now() - started) / 1000).toFixed(0)} s. Written by \`npm run test:faults -- --readme\`.`,
+        `${process.version}, ${((Date.now() - started) / 1000).toFixed(0)} s. Written by \`npm run test:faults -- --write\`.`,
     ]);
-    console.log('README.md: agent fault table written');
+    console.log('docs/testing.md: agent fault table written');
   }
   return 0;
 }
@@ -518,15 +519,15 @@ async function ussdFaults(log: NodeJS.WritableStream, logPath: string): Promise<
     return 1;
   }
   console.log('\nall fault assertions passed');
-  if (process.argv.includes('--readme')) {
-    await writeReadme('faults-table', [
+  if (process.argv.includes('--write')) {
+    await writeTable('faults-table', [
       ...table,
       '',
       `${figures.get('accounts') ?? ''}. ${VIRTUAL_USERS} virtual users, production mode (PIN hashes at scrypt 2^14), ` +
         `${new Date().toISOString().slice(0, 10)}, ${availableParallelism()} cores, Node ${process.version}, ` +
-        `suite ${((Date.now() - started) / 1000).toFixed(0)} s. Written by \`npm run test:faults -- --readme\`.`,
+        `suite ${((Date.now() - started) / 1000).toFixed(0)} s. Written by \`npm run test:faults -- --write\`.`,
     ]);
-    console.log('README.md: fault table written');
+    console.log('docs/testing.md: fault table written');
   }
   return 0;
 }
@@ -565,17 +566,14 @@ function tableLines(rows: Row[]): string[] {
   return [line(head), line(head.map(() => '---')), ...cells.map(line)];
 }
 
-/** With `--readme`: writes a table and the run's figures into README.md between its markers. */
-async function writeReadme(marker: string, lines: string[]): Promise<void> {
-  const file = path.join(ROOT, 'README.md');
-  const readme = await readFile(file, 'utf8');
-  const start = `<!-- ${marker} -->`;
-  const end = `<!-- /${marker} -->`;
-  const a = readme.indexOf(start);
-  const b = readme.indexOf(end);
-  if (a < 0 || b < a) throw new Error(`README.md has no ${start} … ${end} markers`);
-  const block = `${start}\n${lines.join('\n')}\n${end}`;
-  await writeFile(file, readme.slice(0, a) + block + readme.slice(b + end.length));
+/** With `--write`: writes a table and the run's figures into docs/testing.md between its markers. */
+async function writeTable(marker: string, lines: string[]): Promise<void> {
+  await writeMarkedBlock(
+    path.join(ROOT, 'docs/testing.md'),
+    `<!-- ${marker} -->`,
+    `<!-- /${marker} -->`,
+    lines.join('\n'),
+  );
 }
 
 process.exitCode = await main();

@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { builtInPlugins } from '../../server/oracle/plugins/index.js';
-import { renderPluginsTable } from '../../server/oracle/plugins/table.js';
+import { PLUGINS_TABLE_DOC, renderPluginsTable } from '../../server/oracle/plugins/table.js';
 import { userPreferencesManifest } from '../../server/oracle/plugins/user-preferences/index.js';
 
-describe('the plugins table of the README', () => {
+describe('the plugins table of docs/agent-api.md', () => {
   it('is the one the manifests produce (run `npm run docs:plugins` after changing a manifest)', async () => {
-    const readme = await readFile('README.md', 'utf8');
-    expect(readme).toContain(renderPluginsTable(builtInPlugins()));
+    const doc = await readFile(PLUGINS_TABLE_DOC, 'utf8');
+    expect(doc).toContain(renderPluginsTable(builtInPlugins()));
   });
 
   it("gives user-preferences exactly spec part D's attributes", () => {
