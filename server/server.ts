@@ -13,21 +13,17 @@ import { Redis } from 'ioredis';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { createApp, createRequestListener } from './app.js';
 import { readBuildInfo, type BuildInfo } from './build-info.js';
-import {
-  CHAIN_PARTS,
-  describeTrustProxy,
-  productionWarnings,
-  redactUrl,
-  type Config,
-  type PartName,
-} from './config.js';
+import { CHAIN_PARTS } from './chain/config.js';
+import { productionWarnings, type Config, type PartName } from './config.js';
 import { migrateToLatest, openDb, pendingMigrations, type Db, type DbTarget } from './db/index.js';
 import { dbTargetFromConfig, describeDbTarget } from './db/target.js';
 import { drainHttp, trackConnections } from './http-drain.js';
 import { createLogger, type Logger } from './logger.js';
+import { redactUrl } from './redact-url.js';
 import type { Part, PartContext, PartFactory } from './part.js';
 import { createChainPart } from './chain/part.js';
 import { createOraclePart } from './oracle/part.js';
+import { describeTrustProxy } from './trust-proxy.js';
 import { createUssdPart } from './ussd/part.js';
 
 const PART_FACTORIES: Record<PartName, PartFactory> = {

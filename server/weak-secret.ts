@@ -1,3 +1,5 @@
+import type { ProductionRule } from './config-section.js';
+
 /**
  * The shortest token or shared secret production accepts (OPERATOR_TOKEN, CHAIN_REST_TOKEN,
  * USSD_AGGREGATOR_SECRET). `openssl rand -hex 24` prints 48 characters.
@@ -42,4 +44,21 @@ export function weakSecretReason(value: string): string | undefined {
   const length = [...value].length;
   if (length < SECRET_MIN_LENGTH) return `${length} character${length === 1 ? '' : 's'}`;
   return undefined;
+}
+
+/** The production rule of a token or shared secret: unset, or at least {@link SECRET_MIN_LENGTH} characters and no placeholder. */
+export function weakSecretRule<Name extends string>(
+  name: Name,
+): ProductionRule<Partial<Record<Name, string>>> {
+  return {
+    variables: [name],
+    rule: `When set: at least ${SECRET_MIN_LENGTH} characters, not a placeholder.`,
+    refuse: (config) => {
+      const value = config[name];
+      const why = value === undefined ? undefined : weakSecretReason(value);
+      return why === undefined
+        ? undefined
+        : `${name} of at least ${SECRET_MIN_LENGTH} characters, not a placeholder (this one is ${why}; openssl rand -hex 24)`;
+    },
+  };
 }

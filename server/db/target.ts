@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { redactUrl, type Config } from '../config.js';
+import type { Config } from '../config.js';
+import { redactUrl } from '../redact-url.js';
 import type { DbTarget } from './index.js';
 
 /** The database the configuration names: PostgreSQL at DATABASE_URL (with its bounds), or embedded PGlite. */

@@ -2,8 +2,9 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ed25519 } from '@ucanto/principal';
 import type { Signer } from '@ucanto/interface';
-import { oracleEntityDid, type Config } from '../config.js';
+import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import { oracleEntityDid } from './config.js';
 
 /** Who this oracle is: the DID tokens are addressed to, its on-chain entity, its key and name. */
 export interface OracleIdentity {
@@ -23,8 +24,9 @@ export const DEV_KEY_FILE = 'oracle-signing-key';
 
 /**
  * Loads the oracle's identity. With ORACLE_SIGNING_KEY it parses that key; without it (development only:
- * production refuses to start, see config.ts) it reads the key a previous start generated under DATA_DIR, or
- * generates one and keeps it there (mode 0600), so tokens minted for this oracle survive a restart.
+ * production refuses to start, see oracle/config.ts) it reads the key a previous start generated under
+ * DATA_DIR, or generates one and keeps it there (mode 0600), so tokens minted for this oracle survive a
+ * restart.
  */
 export async function loadOracleIdentity(config: Config, logger: Logger): Promise<OracleIdentity> {
   const key = config.ORACLE_SIGNING_KEY ?? (await devKey(config.DATA_DIR, logger));

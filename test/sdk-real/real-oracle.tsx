@@ -13,7 +13,7 @@ import { ed25519 } from '@ucanto/principal';
 import type { ReactNode } from 'react';
 import { expect } from 'vitest';
 import { ORACLE_CAPABILITIES } from '../../contracts/oracle.js';
-import { FIXTURE_ORACLE_ENTITY_DID } from '../../server/config.js';
+import { FIXTURE_ORACLE_ENTITY_DID } from '../../server/oracle/config.js';
 import { mintToken, type MintedToken } from '../../server/oracle/auth/mint.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 

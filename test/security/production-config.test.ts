@@ -1,7 +1,7 @@
 // Issue 36, items 4 and 5: what production accepted at the trust boundaries. A literal `OPERATOR_TOKEN=...`
 // (three characters) opened /metrics, ORACLE_CORS_ORIGINS=* came in from .env.example with a warning only,
-// and nothing had to guard POST /api/ussd. Each is now a refusal of loadConfig (server/config.ts), the
-// ConfigError `npm start` stops with.
+// and nothing had to guard POST /api/ussd. Each is now a production rule of its owner's configuration
+// (server/config.ts, server/*/config.ts), refused by loadConfig with the ConfigError `npm start` stops with.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { parseEnv } from 'node:util';
@@ -128,10 +128,10 @@ describe('production refuses placeholder and short secrets', () => {
     ).toBe(
       REFUSING +
         [
-          'PIN_ENCRYPTION_KEY (base64 of 32 random bytes: openssl rand -base64 32)',
           'DATABASE_URL with its real password (this one is a placeholder)',
-          "ORACLE_SIGNING_KEY (the oracle's Ed25519 key: npm run oracle:key)",
           weak('OPERATOR_TOKEN', 'a placeholder'),
+          'PIN_ENCRYPTION_KEY (base64 of 32 random bytes: openssl rand -base64 32)',
+          "ORACLE_SIGNING_KEY (the oracle's Ed25519 key: npm run oracle:key)",
         ].join('\n  '),
     );
   });
@@ -194,12 +194,12 @@ describe('the shipped configuration files, copied for production', () => {
     expect(refusal(envBlock)).toBe(
       REFUSING +
         [
-          'PIN_ENCRYPTION_KEY (base64 of 32 random bytes: openssl rand -base64 32)',
           'DATABASE_URL with its real password (this one is a placeholder)',
-          "ORACLE_SIGNING_KEY (the oracle's Ed25519 key: npm run oracle:key)",
           weak('OPERATOR_TOKEN', 'a placeholder'),
-          weak('CHAIN_REST_TOKEN', 'a placeholder'),
+          'PIN_ENCRYPTION_KEY (base64 of 32 random bytes: openssl rand -base64 32)',
           weak('USSD_AGGREGATOR_SECRET', 'a placeholder'),
+          weak('CHAIN_REST_TOKEN', 'a placeholder'),
+          "ORACLE_SIGNING_KEY (the oracle's Ed25519 key: npm run oracle:key)",
         ].join('\n  '),
     );
     const filled = Object.fromEntries(
@@ -220,9 +220,9 @@ describe('the shipped configuration files, copied for production', () => {
       REFUSING +
         [
           'PIN_ENCRYPTION_KEY (base64 of 32 random bytes: openssl rand -base64 32)',
-          "ORACLE_SIGNING_KEY (the oracle's Ed25519 key: npm run oracle:key)",
-          "CHAIN_GRPC_URL (host:port of an IXO node's gRPC endpoint; `fixture` for the embedded fixture node and its fixture data)",
           AGGREGATOR_LINE,
+          "CHAIN_GRPC_URL (host:port of an IXO node's gRPC endpoint; `fixture` for the embedded fixture node and its fixture data)",
+          "ORACLE_SIGNING_KEY (the oracle's Ed25519 key: npm run oracle:key)",
           CORS_LINE,
         ].join('\n  '),
     );

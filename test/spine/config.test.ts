@@ -17,9 +17,10 @@ describe('server/config.ts', () => {
     expect(config.REDIS_URL).toBeUndefined();
   });
 
-  it('refuses to start in production without PIN_ENCRYPTION_KEY and DATABASE_URL', () => {
+  it('refuses to start in production without DATABASE_URL and PIN_ENCRYPTION_KEY', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError);
-    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/PIN_ENCRYPTION_KEY[\s\S]*DATABASE_URL/);
+    // Platform first, then each part in spec order (the order of docs/configuration.md).
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/DATABASE_URL[\s\S]*PIN_ENCRYPTION_KEY/);
   });
 
   const productionEnv = {
@@ -51,12 +52,12 @@ describe('server/config.ts', () => {
     expect(loadConfig({ CHAIN_GRPC_URL: '10.0.0.5:9090' }).CHAIN_GRPC_URL).toBe('10.0.0.5:9090');
   });
 
-  it('names what production runs that is fit for development only: the scripted model, the fixture node', () => {
+  it('names what production runs that is fit for development only: the fixture node, the scripted model', () => {
     // Open CORS is refused in production (test/security/production-config.test.ts), no longer warned about.
     const withDefaults = loadConfig({ ...productionEnv, CHAIN_GRPC_URL: 'fixture' });
     expect(productionWarnings(withDefaults)).toEqual([
-      'the scripted model answers every chat (set OPENAI_BASE_URL and OPENAI_MODEL)',
       'the fixture chain node serves fixture data as chain data (CHAIN_GRPC_URL=fixture)',
+      'the scripted model answers every chat (set OPENAI_BASE_URL and OPENAI_MODEL)',
     ]);
     const replaced = loadConfig({
       ...productionEnv,

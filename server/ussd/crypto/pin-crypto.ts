@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
-import { PIN_SCRYPT_LOG2N_MIN_PRODUCTION } from '../../config.js';
+import { PIN_SCRYPT_LOG2N_MIN_PRODUCTION } from '../config.js';
 import type { PinKeyring } from './pin-keys.js';
 
 /**
@@ -8,7 +8,7 @@ import type { PinKeyring } from './pin-keys.js';
  * runs on libuv's thread pool, not the event loop. A PIN has little entropy, so the hash mainly slows an
  * attacker who holds both the database and the key; the AES-GCM layer under a key kept outside the
  * database is what keeps records useless to someone holding the database alone. Tests lower N through
- * PIN_SCRYPT_LOG2N, which production refuses below 14 (server/config.ts).
+ * PIN_SCRYPT_LOG2N, which production refuses below 14 (server/ussd/config.ts).
  */
 export const PIN_SCRYPT = {
   log2N: PIN_SCRYPT_LOG2N_MIN_PRODUCTION,
