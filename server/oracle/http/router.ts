@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
-import type { NextFunction, Request, Response, RequestHandler } from 'express';
+import type { Request, Response, RequestHandler } from 'express';
 import type { Router } from 'express';
 import { oracleContract, type OracleRouteMetadata, type Price } from '../../../contracts/oracle.js';
 import type { Config } from '../../config.js';
 import { AuthError } from '../auth/auth-error.js';
-import { authenticate, tokensFromHeaders, type AuthContext } from '../auth/authenticate.js';
+import type { AuthContext } from '../auth/authenticate.js';
 import { LIFETIME_SKEW_SECONDS, type TokenVerifier } from '../auth/token-verifier.js';
 import type { OracleIdentity } from '../identity.js';
 import type { ModelRegistry } from '../models/registry.js';
@@ -21,13 +21,6 @@ import { toRunInfo, type RunStore } from '../store/runs.js';
 import { toChatSession, type SessionStore } from '../store/sessions.js';
 import { openEventStream } from './event-stream.js';
 import { notFound, OracleHttpError, oracleErrorHandler, roomNotFound, runNotFound } from './oracle-error.js';
-
-declare module 'express-serve-static-core' {
-  interface Locals {
-    /** The caller, set by the oracle's auth middleware on every route that needs a token. */
-    auth?: AuthContext;
-  }
-}
 
 /** A check run before a turn is accepted (e.g. the credits plugin's balance); throws an OracleHttpError to refuse. */
 export type TurnGuard = (turn: {
@@ -57,8 +50,8 @@ export interface OracleServices {
   turnGuards: TurnGuard[];
   /** The price of a turn (the credits plugin sets it; 0 otherwise). */
   price(): Price;
-  /** Plugins' middleware, run after auth on every authenticated route. */
-  middleware: RequestHandler[];
+  /** Every authenticated route's middleware: the caller's tokens, then the plugins' (authenticated.ts). */
+  authenticated: RequestHandler;
 }
 
 const s = initServer();
@@ -68,21 +61,6 @@ function caller(res: Response): AuthContext {
   const auth = res.locals.auth;
   if (!auth) throw new AuthError('auth_missing');
   return auth;
-}
-
-/**
- * Middleware that authenticates the caller from the request's capability tokens (contracts/oracle.ts). Used
- * on every oracle route whose metadata says `auth: 'ucan'`, and on plugins' HTTP modules.
- */
-export function requireCaller(verifier: TokenVerifier): RequestHandler {
-  return (req, res, next) => {
-    authenticate(tokensFromHeaders(req.headers), verifier)
-      .then((auth) => {
-        res.locals.auth = auth;
-        next();
-      })
-      .catch(next);
-  };
 }
 
 /** The base URL clients reach this server at: PUBLIC_BASE_URL, else the request's own origin. */
@@ -350,7 +328,6 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
     },
   });
 
-  const authMiddleware = requireCaller(svc.verifier);
   createExpressEndpoints(oracleContract, impl, router, {
     logInitialization: false,
     requestValidationErrorHandler: (err, req, res, next) =>
@@ -359,16 +336,8 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
       (req, res, next) => {
         const meta = (req.tsRestRoute as { metadata?: OracleRouteMetadata }).metadata;
         if (meta?.auth === 'public') return next();
-        authMiddleware(req as Request, res, next);
+        svc.authenticated(req as Request, res, next);
       },
-      ...svc.middleware.map(
-        (mw) =>
-          (req: { tsRestRoute: unknown }, res: Response, next: NextFunction): void => {
-            const meta = (req.tsRestRoute as { metadata?: OracleRouteMetadata }).metadata;
-            if (meta?.auth === 'public') return next();
-            mw(req as unknown as Request, res, next);
-          },
-      ),
     ],
   });
 }

@@ -1,6 +1,6 @@
 import type { Server as HttpServer } from 'node:http';
 import cors from 'cors';
-import express, { Router, type RequestHandler } from 'express';
+import express, { Router } from 'express';
 import type { Redis } from 'ioredis';
 import { oracleContract } from '../../../contracts/oracle.js';
 import type { Config } from '../../config.js';
@@ -8,7 +8,8 @@ import type { Db } from '../../db/index.js';
 import type { TxQueryClient } from '../../chain/tx-query-client.js';
 import type { Logger } from '../../logger.js';
 import type { TokenVerifier } from '../auth/token-verifier.js';
-import { mountOracleRoutes, requireCaller, type OracleServices } from '../http/router.js';
+import { authenticatedCaller } from '../http/authenticated.js';
+import { mountOracleRoutes, type OracleServices } from '../http/router.js';
 import { refuseUnsafeInput } from '../http/safe-input.js';
 import { oracleErrorHandler } from '../http/oracle-error.js';
 import type { OracleIdentity } from '../identity.js';
@@ -61,8 +62,6 @@ export interface OracleAppOptions {
   /** Namespace of every Redis key and channel (PartContext.redisPrefix; empty in production). */
   redisPrefix: string;
   logger: Logger;
-  /** The environment plugins read their variables from (and `requiredEnv` is checked against). */
-  env: Readonly<Record<string, string | undefined>>;
   /** The chain node's tx service, for plugins (the credits plugin verifies payments with it). */
   chainTx?: TxQueryClient | undefined;
 }
@@ -97,7 +96,6 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
   const plugins = await bootPlugins({
     plugins: options.plugins,
     features: options.features,
-    env: options.env,
     config,
     db: options.db,
     logger,
@@ -105,7 +103,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     chainTx: options.chainTx,
   });
   const { decisions, enabled, pluginContext, serverToolsFor } = plugins;
-  const pluginMiddleware = plugins.middleware;
+  const authenticated = authenticatedCaller(options.verifier, plugins.middleware);
 
   // Embedded PGlite: this process is the database's only user, so what it wrote can be remembered.
   const exclusive = options.db.kind === 'pglite';
@@ -183,7 +181,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     manager,
     turnGuards: plugins.turnGuards,
     price: () => plugins.price(),
-    middleware: pluginMiddleware,
+    authenticated,
   };
 
   const corsOptions = cors({
@@ -199,13 +197,6 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
   mountOracleRoutes(router, services);
   router.use(prefixes, oracleErrorHandler);
 
-  const auth = requireCaller(options.verifier);
-  const authenticated: RequestHandler = (req, res, next) => {
-    auth(req, res, (err?: unknown) => {
-      if (err) return next(err);
-      runAll(pluginMiddleware, req, res, next);
-    });
-  };
   for (const { plugin } of enabled) {
     for (const module of plugin.httpModules ?? []) {
       const sub = Router();
@@ -232,22 +223,4 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
       await plugins.teardown();
     },
   };
-}
-
-/** Runs express middleware in order, then `done`. */
-function runAll(
-  handlers: RequestHandler[],
-  req: Parameters<RequestHandler>[0],
-  res: Parameters<RequestHandler>[1],
-  done: (err?: unknown) => void,
-): void {
-  const step = (i: number, err?: unknown): void => {
-    if (err || i >= handlers.length) return done(err);
-    try {
-      handlers[i]?.(req, res, (e?: unknown) => step(i + 1, e));
-    } catch (e) {
-      done(e);
-    }
-  };
-  step(0);
 }

@@ -1,6 +1,7 @@
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { sendApiError } from '../../api-error.js';
+import { runMiddleware } from '../../http/run-middleware.js';
 import { findUnsafeText, isStorableText } from '../../../contracts/unsafe-text.js';
 import { USSD_SESSION_ID_MAX, ussdContract, type UssdRequest } from '../../../contracts/ussd.js';
 import { maskPhone } from '../../logger.js';
@@ -47,29 +48,6 @@ function sessionIdOf(body: unknown): string | undefined {
 
 /** The content type of every session reply, as ts-rest and Express answer the contract's `text/plain`. */
 const PLAIN_TEXT = 'text/plain; charset=utf-8';
-
-/** Runs Express middleware in order, as a route does; `done` gets the first error passed to `next`. */
-function runMiddleware(
-  req: Request,
-  res: Response,
-  chain: readonly RequestHandler[],
-  done: (err: unknown) => void,
-): void {
-  let i = 0;
-  const next = (err?: unknown): void => {
-    const handler = chain[i++];
-    if ((err !== undefined && err !== null) || handler === undefined) {
-      done(err ?? undefined);
-      return;
-    }
-    try {
-      handler(req, res, next);
-    } catch (thrown) {
-      done(thrown);
-    }
-  };
-  next();
-}
 
 /** What {@link createUssdRouter} makes: the Express router, and the session endpoint on its own. */
 export interface UssdRoutes {
@@ -172,7 +150,7 @@ export function createUssdRouter(deps: UssdRouterDeps): UssdRoutes {
   };
 
   const session = (req: Request, res: Response): void => {
-    runMiddleware(req, res, sessionMiddleware, (err) => {
+    runMiddleware(sessionMiddleware, req, res, (err) => {
       if (err !== undefined) {
         if (!res.headersSent) sessionError(err, res);
         return;
