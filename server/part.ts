@@ -46,6 +46,11 @@ export interface Part {
    * Cosmos-shaped 404 for a chain path under a prefix it does not serve); `next()` passes it on.
    */
   notFound?: RequestHandler;
+  /**
+   * Paths of generated/openapi.json (OpenAPI form, e.g. `/ixo/token/params`) that the part, as configured, does
+   * not serve (the chain methods in CHAIN_DISABLED_METHODS): the document served at `/openapi.json` leaves them out.
+   */
+  unservedPaths?: ReadonlySet<string>;
   /** What the part adds to `/health` (e.g. the oracle's plugins and their states). */
   health?(): Promise<{
     plugins?: { name: string; state: 'ready' | 'degraded' | 'disabled'; reason?: string }[];

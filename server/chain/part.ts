@@ -1,6 +1,7 @@
 import type { PartFactory } from '../part.js';
 import type { FixtureNode } from './fixture-node/fixture-node.js';
 import { createChainGrpcClient } from './grpc-client.js';
+import { openApiPathsOf } from './route-table.js';
 import { createChainGateway } from './router.js';
 
 /**
@@ -30,6 +31,7 @@ export const createChainPart: PartFactory = async (ctx) => {
     router,
     notFound,
     direct,
+    unservedPaths: openApiPathsOf(config.CHAIN_DISABLED_METHODS),
     close: async () => {
       client.close();
       await node?.close();

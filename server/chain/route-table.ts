@@ -67,6 +67,20 @@ function collect(router: AppRouter, prefix: string): ChainRouteBinding[] {
   });
 }
 
+/**
+ * The paths of generated/openapi.json (OpenAPI form, `/ixo/token/params`, `/ixo/entity/{id}`) answered by the
+ * given gRPC methods (CHAIN_DISABLED_METHODS names): what the served document leaves out when they are off.
+ */
+export function openApiPathsOf(methods: readonly string[]): Set<string> {
+  if (methods.length === 0) return new Set();
+  const named = new Set(methods.map((m) => toMethodName(m)));
+  return new Set(
+    chainRouteTable()
+      .filter((b) => named.has(b.grpc.name))
+      .map((b) => `/${CHAIN_DEFAULT_PREFIX}${b.suffix.replace(/:([A-Za-z_]+)/g, '{$1}')}`),
+  );
+}
+
 function isZod(schema: unknown): schema is ZodTypeAny {
   return typeof (schema as ZodTypeAny | undefined)?.safeParse === 'function';
 }

@@ -30,8 +30,12 @@ const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '
  * `GET /openapi.json`: the OpenAPI document of this deployment (see {@link servedOpenApi}); `GET /docs`: Swagger
  * UI over it, with its assets served from node_modules (no CDN).
  */
-export function createDocsRouter(ctx: Pick<PartContext, 'config'>, parts: Pick<Part, 'health'>[]): Router {
+export function createDocsRouter(
+  ctx: Pick<PartContext, 'config'>,
+  parts: Pick<Part, 'health' | 'unservedPaths'>[],
+): Router {
   const router = Router();
+  const unservedPaths = new Set(parts.flatMap((p) => [...(p.unservedPaths ?? [])]));
   router.get('/openapi.json', (req, res, next) => {
     Promise.all(parts.map((p) => p.health?.() ?? Promise.resolve({ plugins: [] })))
       .then((extras) => {
@@ -42,7 +46,7 @@ export function createDocsRouter(ctx: Pick<PartContext, 'config'>, parts: Pick<P
             .map((p) => p.name),
         );
         const origin = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
-        res.json(servedOpenApi({ config: ctx.config, origin, disabledPlugins }));
+        res.json(servedOpenApi({ config: ctx.config, origin, disabledPlugins, unservedPaths }));
       })
       .catch(next);
   });

@@ -2,8 +2,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { projectRoot } from '../project-root.js';
-import { toMethodName } from '../chain/grpc-methods.js';
-import { chainRouteTable } from '../chain/route-table.js';
 
 /** The parts of an OpenAPI 3 document this module reads and rewrites. */
 interface Operation {
@@ -50,18 +48,13 @@ function canonicalDocument(): OpenApiDocument {
 
 /** What the served document depends on besides the configuration. */
 export interface ServedDocumentInput {
-  config: Pick<
-    Config,
-    | 'ENABLED_PARTS'
-    | 'CHAIN_ROUTE_PREFIX'
-    | 'CHAIN_LEGACY_PREFIXES'
-    | 'CHAIN_DISABLED_METHODS'
-    | 'PUBLIC_BASE_URL'
-  >;
+  config: Pick<Config, 'ENABLED_PARTS' | 'CHAIN_ROUTE_PREFIX' | 'CHAIN_LEGACY_PREFIXES' | 'PUBLIC_BASE_URL'>;
   /** The request's own origin (`https://host:port`), used when PUBLIC_BASE_URL is unset. */
   origin: string;
   /** Oracle plugins that are switched off (their routes are not served). */
   disabledPlugins: ReadonlySet<string>;
+  /** Paths of the canonical document the parts do not serve (each part's `unservedPaths`). */
+  unservedPaths: ReadonlySet<string>;
 }
 
 /**
@@ -74,7 +67,6 @@ export function servedOpenApi(input: ServedDocumentInput): OpenApiDocument {
   const doc = canonicalDocument();
   const { config } = input;
   const enabled = new Set(config.ENABLED_PARTS);
-  const disabledChainPaths = disabledChainSuffixes(config.CHAIN_DISABLED_METHODS);
   const prefixes = [
     config.CHAIN_ROUTE_PREFIX,
     ...config.CHAIN_LEGACY_PREFIXES.filter((p) => p !== config.CHAIN_ROUTE_PREFIX),
@@ -89,13 +81,12 @@ export function servedOpenApi(input: ServedDocumentInput): OpenApiDocument {
         return !tags.some((t) => PLUGIN_TAGS[t] !== undefined && input.disabledPlugins.has(PLUGIN_TAGS[t]));
       }),
     );
-    if (Object.keys(kept).length === 0) continue;
+    if (Object.keys(kept).length === 0 || input.unservedPaths.has(path)) continue;
     if (!path.startsWith(CANONICAL_CHAIN_PREFIX)) {
       paths[path] = kept;
       continue;
     }
     const suffix = path.slice(CANONICAL_CHAIN_PREFIX.length - 1);
-    if (disabledChainPaths.has(suffix)) continue;
     prefixes.forEach((prefix, i) => {
       paths[`/${prefix}${suffix}`] =
         i === 0
@@ -122,15 +113,4 @@ export function servedOpenApi(input: ServedDocumentInput): OpenApiDocument {
     servers: [{ url, description: config.PUBLIC_BASE_URL ? 'PUBLIC_BASE_URL' : 'This server' }],
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
   };
-}
-
-/** OpenAPI path suffixes (`/token/params`) of the chain methods in CHAIN_DISABLED_METHODS. */
-function disabledChainSuffixes(methods: readonly string[]): Set<string> {
-  if (methods.length === 0) return new Set();
-  const off = new Set(methods.map((m) => toMethodName(m)));
-  return new Set(
-    chainRouteTable()
-      .filter((b) => off.has(b.grpc.name))
-      .map((b) => b.suffix.replace(/:([A-Za-z_]+)/g, '{$1}')),
-  );
 }
