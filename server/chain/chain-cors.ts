@@ -1,6 +1,6 @@
 import cors from 'cors';
 import type { ChainMiddleware } from './bearer-gate.js';
-import { BLOCK_HEIGHT_HEADER } from './grpc-client.js';
+import { BLOCK_HEIGHT_HEADER } from '../chain-node/grpc-client.js';
 
 /**
  * CORS for the chain routes. Closed unless origins are configured (CHAIN_CORS_ORIGINS): then only those

@@ -3,7 +3,7 @@ import type { z, ZodTypeAny } from 'zod';
 import type { PaginationQuery } from '../../contracts/chain.js';
 import { formatZodIssues } from '../http/zod-issues.js';
 import { ChainError } from './chain-error.js';
-import type { MethodBinding } from './grpc-methods.js';
+import type { MethodBinding } from '../chain-node/grpc-methods.js';
 import { fromRestJson } from './rest-json-read.js';
 
 const TRUE = new Set(['true', 'True', 'TRUE', 't', 'T', '1']);

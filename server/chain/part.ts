@@ -1,6 +1,6 @@
 import type { PartFactory } from '../part.js';
 import type { FixtureNode } from './fixture-node/fixture-node.js';
-import { createChainGrpcClient } from './grpc-client.js';
+import { createChainGrpcClient } from '../chain-node/grpc-client.js';
 import { openApiPathsOf } from './route-table.js';
 import { createChainGateway } from './router.js';
 

@@ -9,7 +9,7 @@ import {
   type ChainRouteMeta,
 } from '../../contracts/chain.js';
 import { compareCodeUnits } from '../../lib/code-unit-order.js';
-import { GRPC_METHODS, toMethodName, type MethodBinding } from './grpc-methods.js';
+import { GRPC_METHODS, toMethodName, type MethodBinding } from '../chain-node/grpc-methods.js';
 
 /** One contract route bound to the gRPC method it is answered by. */
 export interface ChainRouteBinding {

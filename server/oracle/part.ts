@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { Server as HttpServer } from 'node:http';
 import { parse as parseYaml } from 'yaml';
-import { createChainGrpcClient } from '../chain/grpc-client.js';
-import { createTxQueryClient } from '../chain/tx-query-client.js';
+import { createChainGrpcClient } from '../chain-node/grpc-client.js';
+import { createTxQueryClient } from '../chain-node/tx-query-client.js';
 import type { Config } from '../config.js';
 import { formatZodIssues } from '../http/zod-issues.js';
 import type { Logger } from '../logger.js';

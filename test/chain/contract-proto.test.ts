@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CHAIN_DEFAULT_PREFIX } from '../../contracts/chain.js';
 import { MESSAGES, METHODS } from '../../generated/proto/chain-descriptor.js';
-import { GRPC_METHODS } from '../../server/chain/grpc-methods.js';
+import { GRPC_METHODS } from '../../server/chain-node/grpc-methods.js';
 import { chainRouteTable } from '../../server/chain/route-table.js';
 
 // The contract's routes, the .proto files' google.api.http rules and the generated code must agree.

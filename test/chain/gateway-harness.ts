@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import supertest from 'supertest';
 import { startFixtureNode, type FixtureNode } from '../../server/chain/fixture-node/fixture-node.js';
-import { createChainGrpcClient, type ChainGrpcClient } from '../../server/chain/grpc-client.js';
+import { createChainGrpcClient, type ChainGrpcClient } from '../../server/chain-node/grpc-client.js';
 import { createChainRouter, type ChainRouterConfig } from '../../server/chain/router.js';
 import type { ChainPathShape } from '../../contracts/chain.js';
 import { createLogger } from '../../server/logger.js';

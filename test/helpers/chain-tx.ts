@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { TxResponse } from '../../generated/proto/cosmos/base/abci/v1beta1/abci.js';
 import { MsgSend } from '../../generated/proto/cosmos/bank/v1beta1/tx.js';
 import { AuthInfo, TxBody, TxRaw } from '../../generated/proto/cosmos/tx/v1beta1/tx.js';
-import { createChainGrpcClient } from '../../server/chain/grpc-client.js';
-import { createTxQueryClient, type TxQueryClient } from '../../server/chain/tx-query-client.js';
+import { createChainGrpcClient } from '../../server/chain-node/grpc-client.js';
+import { createTxQueryClient, type TxQueryClient } from '../../server/chain-node/tx-query-client.js';
 
 /** One bank send of a transaction. */
 export interface Send {

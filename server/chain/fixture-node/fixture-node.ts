@@ -14,8 +14,8 @@ import {
   type GetTxRequest,
 } from '../../../generated/proto/cosmos/tx/v1beta1/service.js';
 import { ChainError } from '../chain-error.js';
-import { BLOCK_HEIGHT_HEADER } from '../grpc-client.js';
-import { QUERY_SERVICES, toMethodName, type UnaryMethod } from '../grpc-methods.js';
+import { BLOCK_HEIGHT_HEADER } from '../../chain-node/grpc-client.js';
+import { QUERY_SERVICES, toMethodName, type UnaryMethod } from '../../chain-node/grpc-methods.js';
 import { loadFixtureData, type FixtureData } from './fixture-data.js';
 import { queryHandlers, type QueryHandler } from './query-handlers.js';
 import { TxStore } from './tx-store.js';

@@ -1,6 +1,6 @@
 import { base58btc } from '@ucanto/core';
-import type { ChainGrpcClient } from '../../chain/grpc-client.js';
-import { GRPC_METHODS } from '../../chain/grpc-methods.js';
+import type { ChainGrpcClient } from '../../chain-node/grpc-client.js';
+import { GRPC_METHODS } from '../../chain-node/grpc-methods.js';
 
 /** Resolves a non-did:key DID to the did:key form of its Ed25519 keys; `[]` when it has none or is unknown. */
 export type DidKeyResolver = (did: string) => Promise<string[]>;

@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { oracleContract } from '../../../contracts/oracle.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
-import type { TxQueryClient } from '../../chain/tx-query-client.js';
+import type { TxQueryClient } from '../../chain-node/tx-query-client.js';
 import type { Logger } from '../../logger.js';
 import type { TokenVerifier } from '../auth/token-verifier.js';
 import { authenticatedCaller } from '../http/authenticated.js';

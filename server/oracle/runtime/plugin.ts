@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Price } from '../../../contracts/oracle.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
-import type { TxQueryClient } from '../../chain/tx-query-client.js';
+import type { TxQueryClient } from '../../chain-node/tx-query-client.js';
 import type { Logger } from '../../logger.js';
 import type { TurnGuard } from '../http/router.js';
 import type { OracleIdentity } from '../identity.js';

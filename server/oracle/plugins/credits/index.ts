@@ -5,7 +5,7 @@ import type { Price } from '../../../../contracts/oracle.js';
 import { AuthError } from '../../auth/auth-error.js';
 import { OracleHttpError, oracleErrorHandler } from '../../http/oracle-error.js';
 import { definePlugin, type OraclePlugin, type PluginManifest } from '../../runtime/plugin.js';
-import type { TxQueryClient } from '../../../chain/tx-query-client.js';
+import type { TxQueryClient } from '../../../chain-node/tx-query-client.js';
 import { CreditsLedger, PaymentConflictError } from './ledger.js';
 import { accountOfDid, verifyPayment } from './verify-payment.js';
 
