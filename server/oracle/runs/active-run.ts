@@ -1,8 +1,9 @@
 import type { RunEndStatus, ServerEventName, ServerEventPayload } from '../../../contracts/events.js';
 import { isToolCallEvent } from '../../../contracts/run-states.js';
 import type { Logger } from '../../logger.js';
-import type { RunRow, RunStore } from '../store/runs.js';
-import type { AbortGate } from './abort-handshake.js';
+import type { NewMessage } from '../store/messages.js';
+import type { NewRun, RunRow, RunStore } from '../store/runs.js';
+import { createAbortGate, type AbortGate } from './abort-handshake.js';
 import { firstIdOfAttempt, IDS_PER_ATTEMPT, runEvent, type RunEventLog } from './event-log.js';
 import { isPermanent } from './store-retry.js';
 import type { TurnOutcome } from './turn.js';
@@ -90,10 +91,18 @@ export class ActiveRun {
     return this.#appends;
   }
 
-  /** Stops the turn (the executor sees its signal abort); the first reason given is kept. */
-  stop(reason: StopReason): void {
-    this.stopReason ??= reason;
+  /**
+   * Stops the turn (the executor sees its signal abort); the first reason given is kept, but for a shutdown.
+   * Resolves once the run has ended here, or, given the abort's answer (`releaseDone`), once its partial answer
+   * is stored: its `done` then waits for that answer (the abort handshake, abort-handshake.ts).
+   */
+  stop(reason: StopReason, releaseDone?: Promise<void>): Promise<void> {
+    const gate = releaseDone ? createAbortGate(releaseDone) : undefined;
+    if (gate) this.gate = gate;
+    // A shutdown lets the run go whatever stopped it before (the next instance resumes or ends it).
+    if (reason === 'shutdown' || this.stopReason === undefined) this.stopReason = reason;
     this.controller.abort();
+    return gate ? Promise.race([gate.storedYet, this.finished]) : this.finished;
   }
 
   /** Saves how far this run got; not saved, it stays dirty for the next checkpoint. */
@@ -112,6 +121,20 @@ export class ActiveRun {
   }
 
   /**
+   * Records the run and its question in one statement (the session's title, when it has none, from the question),
+   * through `retry`; the row takes the database's stamps.
+   */
+  async saveStart(
+    created: NewRun,
+    question: NewMessage,
+    retry: <T>(store: () => Promise<T>) => Promise<T>,
+  ): Promise<void> {
+    const title = question.content.replace(/\s+/g, ' ').trim().slice(0, 80);
+    const stamps = await retry(() => this.#out.runs.createWithQuestion(created, question, title));
+    this.row = { ...this.row, ...stamps };
+  }
+
+  /**
    * Records the run's end with its answer in one statement (none when its session is being deleted), through
    * `retry` (an outage is waited out). When the database refuses the answer itself (not an outage) the run
    * still ends, without it, so that it never stays in flight and its followers get `done`. Rejects when not
@@ -120,7 +143,7 @@ export class ActiveRun {
   async saveEnd(
     ended: RunEndStatus,
     outcome: TurnOutcome,
-    retry: (store: () => Promise<unknown>) => Promise<unknown>,
+    retry: <T>(store: () => Promise<T>) => Promise<T>,
   ): Promise<RecordedEnd> {
     const { row } = this;
     const end: RecordedEnd = { status: ended, text: outcome.text, error: outcome.error };

@@ -1,6 +1,10 @@
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
+import { isInFlight } from '../../../contracts/run-states.js';
 import { duplicateSubscriber } from '../../redis-subscriber.js';
+import type { RunStore } from '../store/runs.js';
+import type { Clock } from './clock.js';
+import { retryStore } from './store-retry.js';
 
 /** Commands and results that must reach whichever instance holds a run or waits for a browser call. */
 export type ControlMessage =
@@ -68,4 +72,25 @@ export function createRedisControlBus(redis: Redis, prefix: string): ControlBus 
       await sub.quit().catch(() => sub.disconnect());
     },
   };
+}
+
+/** How long {@link whenStopped} waits for a run to end, and how often it looks. */
+const STOP_WAIT_MS = 2000;
+const STOP_POLL_MS = 50;
+
+/**
+ * Resolves once a run whose `abort` was published is recorded ended, or after {@link STOP_WAIT_MS} (its
+ * instance may be gone: the run is then ended by whoever claims it).
+ */
+export async function whenStopped(
+  deps: { runs: RunStore; clock?: Clock | undefined },
+  runId: string,
+): Promise<void> {
+  await retryStore(() => deps.runs.get(runId), {
+    everyMs: STOP_POLL_MS,
+    forMs: STOP_WAIT_MS,
+    retryOn: () => false,
+    until: (row) => !row || !isInFlight(row.status),
+    clock: deps.clock,
+  });
 }

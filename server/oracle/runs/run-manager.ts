@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { RunEndStatus } from '../../../contracts/events.js';
-import { isInFlight } from '../../../contracts/run-states.js';
 import type { Logger } from '../../logger.js';
 import type { MessageStore } from '../store/messages.js';
 import { runningRow, type NewRun, type RunRow, type RunStore } from '../store/runs.js';
 import type { SessionRef, SessionStore } from '../store/sessions.js';
-import { createAbortGate } from './abort-handshake.js';
 import { ActiveRun, checkpointAll, type RunOutlets, type StopReason } from './active-run.js';
-import type { ControlBus } from './control-bus.js';
+import { whenStopped, type ControlBus } from './control-bus.js';
 import type { RunEventLog, RunEventRecord } from './event-log.js';
 import { followRun, isFollowable, type FollowDeps } from './run-follower.js';
 import { endOrphan, RunRecovery, type LeaseOptions } from './run-recovery.js';
@@ -22,10 +20,6 @@ const RECORD_RETRY_MS = 5000;
 
 /** Pause between two tries to record a run's start or end. */
 const STORE_RETRY_EVERY_MS = 250;
-
-/** How long stopping a run another instance executes waits for it to end, and how often it looks. */
-const REMOTE_STOP_WAIT_MS = 2000;
-const REMOTE_STOP_POLL_MS = 50;
 
 export interface RunManagerOptions extends LeaseOptions {
   runs: RunStore;
@@ -73,7 +67,7 @@ export class RunManager {
     );
     this.#following = { log, runs, isLocal: (runId) => this.#active.has(runId) };
     this.#unsubscribe = options.bus.subscribe((message) => {
-      if (message.type === 'abort') this.#active.get(message.runId)?.stop(message.reason);
+      if (message.type === 'abort') void this.#active.get(message.runId)?.stop(message.reason);
     });
   }
 
@@ -112,18 +106,12 @@ export class RunManager {
     // Recorded while the caller opens its stream: the `run` event does not wait for the database. The turn
     // starts once the question and the run are stored; if they cannot be within a few seconds (a burst, a
     // busy database), it ends `failed`.
-    const question = {
-      id: params.userMessage.id,
-      sessionId,
-      type: 'human' as const,
-      content: request.message,
-      attachment: params.userMessage.attachment,
-    };
-    const title = request.message.replace(/\s+/g, ' ').trim().slice(0, 80);
-    const recorded = this.#untilStored(async () => {
-      const stamps = await this.#options.runs.createWithQuestion(created, question, title);
-      run.row = { ...run.row, ...stamps };
-    }, this.#options.recordRetryMs ?? RECORD_RETRY_MS);
+    const { id, attachment } = params.userMessage;
+    const recorded = run.saveStart(
+      created,
+      { id, sessionId, type: 'human', content: request.message, attachment },
+      (store) => this.#untilStored(store, this.#options.recordRetryMs ?? RECORD_RETRY_MS),
+    );
     // Awaited by the turn on the next turn of the event loop; a refusal that comes sooner (a permanent error
     // answered at once) is not an unhandled rejection meanwhile.
     recorded.catch(() => undefined);
@@ -172,8 +160,7 @@ export class RunManager {
     this.#recovery.stop();
     this.#unsubscribe();
     const runs = [...this.#active.values()];
-    for (const run of runs) run.stop('shutdown');
-    await Promise.all(runs.map((r) => r.finished));
+    await Promise.all(runs.map((run) => run.stop('shutdown')));
     // Each has left `active` by now: what they wrote since their last checkpoint is saved from this list.
     await checkpointAll(this.#out, runs).catch(() => undefined);
     await this.#options.runs
@@ -190,6 +177,12 @@ export class RunManager {
     const run = new ActiveRun(row, partialText, this.#out);
     this.#active.set(row.run_id, run);
     return run;
+  }
+
+  /** This instance no longer executes the run. */
+  #letGo(run: ActiveRun): void {
+    this.#active.delete(run.row.run_id);
+    this.#options.onRunEnded?.(run.row);
   }
 
   #execute(
@@ -220,8 +213,7 @@ export class RunManager {
         outcome = { status: 'failed', text: run.partialText, reasoning: '', toolCalls: [], error: failed };
       }
       if (run.stopReason === 'shutdown') {
-        this.#active.delete(run.row.run_id);
-        this.#options.onRunEnded?.(run.row);
+        this.#letGo(run);
         await run.written();
         return;
       }
@@ -251,8 +243,7 @@ export class RunManager {
     } catch (err) {
       this.#options.logger.error({ err, runId: row.run_id }, 'runs: could not record the end of a run');
     } finally {
-      this.#active.delete(row.run_id);
-      this.#options.onRunEnded?.(row);
+      this.#letGo(run);
       await this.#options.log.retain(row.run_id, this.#options.retentionSeconds).catch(() => undefined);
     }
   }
@@ -287,24 +278,11 @@ export class RunManager {
     for (const row of rows) {
       const local = this.#active.get(row.run_id);
       if (local) {
-        // The abort handshake (abort-handshake.ts): `done` waits for the abort's answer.
-        const gate = releaseDone ? createAbortGate(releaseDone) : undefined;
-        if (gate) local.gate = gate;
-        local.stop(reason);
-        waits.push(gate ? Promise.race([gate.storedYet, local.finished]) : local.finished);
+        waits.push(local.stop(reason, releaseDone));
       } else if (row.lease_expires_at && row.lease_expires_at.getTime() > Date.now()) {
+        // Another instance executes it: asked over the bus, and waited for (a little).
         await this.#options.bus.publish({ type: 'abort', runId: row.run_id, reason });
-        // Another instance executes it: wait (a little) for it to end there.
-        const get = () => this.#options.runs.get(row.run_id);
-        waits.push(
-          retryStore(get, {
-            everyMs: REMOTE_STOP_POLL_MS,
-            forMs: REMOTE_STOP_WAIT_MS,
-            retryOn: () => false,
-            until: (ended) => !ended || !isInFlight(ended.status),
-            clock: this.#options.clock,
-          }),
-        );
+        waits.push(whenStopped(this.#options, row.run_id));
       } else {
         // Nobody holds it: end it here, keeping what it had written.
         await endOrphan(this.#options, row, 'aborted');
