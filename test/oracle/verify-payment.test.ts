@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MsgSend } from '../../generated/proto/cosmos/bank/v1beta1/tx.js';
 import { GetTxResponse } from '../../generated/proto/cosmos/tx/v1beta1/service.js';
-import { OracleHttpError } from '../../server/oracle/http/oracle-error.js';
+import { OracleHttpError } from '../../server/oracle/oracle-http-error.js';
 import {
   accountOfDid,
   verifyPayment,

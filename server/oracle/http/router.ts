@@ -20,7 +20,8 @@ import type { MessageStore } from '../store/messages.js';
 import { toRunInfo, type RunStore } from '../store/runs.js';
 import { toChatSession, type SessionStore } from '../store/sessions.js';
 import { openEventStream } from './event-stream.js';
-import { notFound, OracleHttpError, oracleErrorHandler, roomNotFound, runNotFound } from './oracle-error.js';
+import { notFound, OracleHttpError, roomNotFound, runNotFound } from '../oracle-http-error.js';
+import { oracleErrorHandler } from './oracle-error.js';
 
 /** A check run before a turn is accepted (e.g. the credits plugin's balance); throws an OracleHttpError to refuse. */
 export type TurnGuard = (turn: {

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { findUnsafeText, pathSegment, unsafeTextReason } from '../../../contracts/unsafe-text.js';
-import { OracleHttpError } from './oracle-error.js';
+import { OracleHttpError } from '../oracle-http-error.js';
 
 /** Why a percent-encoded URL part is not text: bytes that are not UTF-8, or what unsafeTextReason says. */
 function urlPartReason(part: string): { text: string; reason: string | undefined } {

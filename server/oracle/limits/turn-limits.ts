@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import { createFallbackRedisStore } from '../../stores/fallback-rate-limit-store.js';
-import { OracleHttpError } from '../http/oracle-error.js';
+import { OracleHttpError } from '../oracle-http-error.js';
 import {
   createFallbackRunSlots,
   createMemoryRunSlots,

@@ -1,6 +1,6 @@
 import { MsgSend } from '../../../../generated/proto/cosmos/bank/v1beta1/tx.js';
 import type { GetTxResponse } from '../../../../generated/proto/cosmos/tx/v1beta1/service.js';
-import { OracleHttpError } from '../../http/oracle-error.js';
+import { OracleHttpError } from '../../oracle-http-error.js';
 
 /** Type URL of a bank send, the message a payment is. */
 const MSG_SEND = '/cosmos.bank.v1beta1.MsgSend';

@@ -6,7 +6,8 @@ import {
   type UserPreferences,
 } from '../../../../contracts/preferences.js';
 import { AuthError } from '../../auth/auth-error.js';
-import { oracleErrorHandler, roomNotFound } from '../../http/oracle-error.js';
+import { oracleErrorHandler } from '../../http/oracle-error.js';
+import { roomNotFound } from '../../oracle-http-error.js';
 import { definePlugin, type OraclePlugin, type PluginManifest } from '../../runtime/plugin.js';
 import { fence } from '../../runtime/prompt-fence.js';
 import { defineTool } from '../../runtime/tools.js';
