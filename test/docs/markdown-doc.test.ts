@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import {
+  anchorsOf,
+  codeBlocksOf,
+  githubSlug,
+  linksOf,
+  npmScriptsOf,
+} from '../../scripts/tools/lib/markdown-doc.js';
+
+// What `npm run check:docs` reads in a page (scripts/tools/lib/markdown-doc.ts).
+
+describe('the docs checker reads a page as GitHub does', () => {
+  it('makes the anchors GitHub makes', () => {
+    expect(githubSlug('Against `npm start` in five minutes')).toBe('against-npm-start-in-five-minutes');
+    expect(githubSlug('Config (`useOraclesConfig(oracleDid, overrides?)`)')).toBe(
+      'config-useoraclesconfigoracledid-overrides',
+    );
+    expect(githubSlug('Moving from @ixo/oracles-client-sdk 1.4.0')).toBe(
+      'moving-from-ixooracles-client-sdk-140',
+    );
+    expect(githubSlug('Runs and re-joining')).toBe('runs-and-re-joining');
+    expect(githubSlug('A [linked](x.md) heading_with_underscores')).toBe('a-linked-heading_with_underscores');
+    expect(githubSlug('Schlüssel & Größe')).toBe('schlüssel--größe');
+  });
+
+  it('numbers a repeated heading and ignores headings inside code', () => {
+    const page = '# Notes\n\n## Notes\n\n```sh\n# not a heading\n```\n\n<a id="custom"></a>\n';
+    expect([...anchorsOf(page)].sort()).toEqual(['custom', 'notes', 'notes-1']);
+  });
+
+  it('finds links outside code only', () => {
+    const page = [
+      'See [testing](docs/testing.md#mutation-testing) and ![spine](docs/spine.svg).',
+      'Not `[this](nowhere.md)`, nor:',
+      '```md',
+      '[that](nowhere.md)',
+      '```',
+      '[web](https://example.org) [here](#top)',
+    ].join('\n');
+    expect(linksOf(page)).toEqual([
+      { target: 'docs/testing.md#mutation-testing', line: 1 },
+      { target: 'docs/spine.svg', line: 1 },
+      { target: 'https://example.org', line: 6 },
+      { target: '#top', line: 6 },
+    ]);
+  });
+
+  it('finds the npm scripts a page names, with their workspace', () => {
+    const page =
+      'Run `npm run generate`.\n\n```sh\neval "$(npm run -s oracle:token)"\nnpm run build -w sdk\n```';
+    expect(npmScriptsOf(page)).toEqual([
+      { script: 'generate', line: 1 },
+      { script: 'oracle:token', line: 4 },
+      { script: 'build', workspace: 'sdk', line: 5 },
+    ]);
+  });
+
+  it('marks a block runnable only right after the marker', () => {
+    const page = [
+      '<!-- runnable -->',
+      '',
+      '```sh',
+      'curl localhost:3000/health',
+      '```',
+      '```sh',
+      'npm start',
+      '```',
+      'Text.',
+      '```sh',
+      'echo',
+      '```',
+    ].join('\n');
+    expect(codeBlocksOf(page).map((b) => [b.line, b.runnable, b.text])).toEqual([
+      [3, true, 'curl localhost:3000/health'],
+      [6, false, 'npm start'],
+      [10, false, 'echo'],
+    ]);
+  });
+});
