@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -10,6 +10,8 @@ import path from 'node:path';
 export function readDotEnv(cwd = process.cwd()): string | undefined {
   const file = path.resolve(cwd, '.env');
   if (!existsSync(file)) return undefined;
+  // Node 20's loadEnvFile reports a file it may not read as ENOENT; this throws EACCES, naming the file.
+  accessSync(file, constants.R_OK);
   process.loadEnvFile(file);
   return file;
 }

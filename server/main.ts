@@ -5,7 +5,14 @@ import { startServer, type RunningServer } from './server.js';
 
 // The only file that reads the environment; everything else receives a Config. `.env` in the working
 // directory, when present, is read first (the real environment wins), as every operator tool does too.
-const dotEnv = readDotEnv();
+let dotEnv: string | undefined;
+/** Why `.env` could not be read (a service user without read access to it, say): the start fails on it below. */
+let dotEnvError: string | undefined;
+try {
+  dotEnv = readDotEnv();
+} catch (err) {
+  dotEnvError = `cannot read .env in ${process.cwd()} as uid ${process.getuid?.() ?? '?'}: ${err instanceof Error ? err.message : String(err)} (the server reads it itself: give it to the service user, mode 0600; docs/operating.md, "Configure")`;
+}
 const rawFormat = process.env['LOG_FORMAT'];
 /** Until the configuration is read: the level and format the environment asks for, if they are valid. */
 let logger: Logger = createLogger(
@@ -80,6 +87,7 @@ process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
 
 try {
+  if (dotEnvError !== undefined) throw new ConfigError(dotEnvError);
   const config = loadConfig(process.env);
   const format: LogFormat = config.LOG_FORMAT;
   logger = createLogger(config.LOG_LEVEL, undefined, {
