@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Rolling restart of gateway instances behind nginx (README "Deploying"), one at a time:
+# Rolling restart of gateway instances behind nginx (docs/operating.md, "Upgrades"), one at a time:
 #   1. mark the instance `down` in nginx's server list and reload nginx (new requests go to the others;
 #      its streams and sockets, ended by its drain, are re-joined on the others);
 #   2. restart it (RESTART: stop with SIGTERM and wait for the exit, then start);
-#   3. wait until its own /health answers 200 (readiness: database, Redis, parts ready);
+#   3. wait until its own /health/ready answers 200 (started: migrations done, parts serving);
 #   4. remove `down` and reload nginx.
 # Usage:
 #   deploy/rolling-restart.sh 3001 3002
@@ -12,7 +12,7 @@
 #   RESTART        restart command, %s = the port default systemctl restart gateway@%s
 #   RELOAD         nginx reload command           default nginx -t -q && nginx -s reload
 #   HEALTH_HOST    where the instances listen     default 127.0.0.1
-#   READY_TIMEOUT  seconds to wait for /health    default 120
+#   READY_TIMEOUT  seconds to wait for readiness  default 120
 #   SETTLE         seconds after a reload         default 1 (nginx's old workers finish what they hold)
 # Exits non-zero at the first instance that does not come back, leaving it `down` in SERVERS_FILE.
 set -euo pipefail
@@ -53,14 +53,14 @@ for port in "$@"; do
   # shellcheck disable=SC2059 # RESTART is a format with %s for the port
   sh -c "$(printf "$RESTART" "$port")"
   deadline=$((SECONDS + READY_TIMEOUT))
-  until curl -fs -o /dev/null --max-time 2 "http://$HEALTH_HOST:$port/health"; do
+  until curl -fs -o /dev/null --max-time 2 "http://$HEALTH_HOST:$port/health/ready"; do
     if [ "$SECONDS" -ge "$deadline" ]; then
-      echo "rolling-restart: the instance on $port is not healthy after ${READY_TIMEOUT}s; it stays down in $SERVERS_FILE" >&2
+      echo "rolling-restart: the instance on $port is not ready after ${READY_TIMEOUT}s; it stays down in $SERVERS_FILE" >&2
       exit 1
     fi
     sleep 0.5
   done
-  say "$port: healthy, back in rotation"
+  say "$port: ready, back in rotation"
   mark "$port" up
 done
 say "done: $*"

@@ -145,8 +145,16 @@ export async function planFor(app: TestApp, options: { tokenless: boolean }): Pr
   ];
   if (!options.tokenless) return { calls, cover: ['/api/ussd', '/api/ussd/*', '/ixo/*'] };
   return {
-    calls: [...calls, ok('oracle.config'), ok('oracle.models'), ok('system.health'), ok('system.probe')],
-    cover: ['/api/ussd', '/api/ussd/*', '/ixo/*', '/config', '/models', '/health', '/'],
+    calls: [
+      ...calls,
+      ok('oracle.config'),
+      ok('oracle.models'),
+      ok('system.health'),
+      ok('system.live'),
+      ok('system.ready'),
+      ok('system.probe'),
+    ],
+    cover: ['/api/ussd', '/api/ussd/*', '/ixo/*', '/config', '/models', '/health', '/health/*', '/'],
   };
 }
 

@@ -1,11 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdir, mkdtemp, readFile, rm, writeFile, chmod } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, unlink, writeFile, chmod } from 'node:fs/promises';
 import http from 'node:http';
+import https from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import { ed25519 } from '@ucanto/principal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../../server/db/migrations/index.js';
@@ -22,11 +24,14 @@ import type { LogLine } from '../helpers/logs.js';
 import { npmStartArgs } from '../../scripts/tools/lib/npm-start.js';
 import { freePort, haveRedisServer, startPrivateRedis, type PrivateRedis } from '../helpers/private-redis.js';
 
-// Issue 27: the README's "Deploying" recipe, run as it is. Debian's nginx with deploy/nginx/gateway.conf (only
-// its listen port and the path of its server list changed) in front of two production instances on one
-// PostgreSQL and one Redis; a chat (`npm run chat`) and USSD sessions stream through it while
-// deploy/rolling-restart.sh restarts both instances. No client sees a failure: the chat re-joins its run,
-// every USSD reply is the expected screen, nginx answers nothing but 2xx.
+// Issue 27: the deployment recipe (docs/operating.md), run as it is. Debian's nginx with deploy/nginx/gateway.conf
+// (only its listen ports, certificate paths, ACME root and the path of its server list changed) enabled as a site
+// beside Debian's default one, in front of two production instances on one PostgreSQL and one Redis; a chat
+// (`npm run chat`) and USSD sessions stream through it over TLS while deploy/rolling-restart.sh restarts both
+// instances. No client sees a failure: the chat re-joins its run, every USSD reply is the expected screen, nginx
+// answers nothing but 2xx.
+// Issue 38: copied to conf.d/ as the README said, the recipe lost to Debian's enabled default site (every request
+// got its 404) and said nothing of TLS: now it is a site that replaces the default one, HTTPS with a redirect.
 // PostgreSQL: DATABASE_URL's server (a database of its own) in the production column, a private one here
 // otherwise; Redis: always a private redis-server (the instances use the production key names).
 
@@ -54,6 +59,36 @@ async function missing(): Promise<string | undefined> {
 const reason = await missing();
 if (reason && inCi) throw new Error(`CI: the nginx deployment test cannot run: ${reason}`);
 if (reason) console.warn(`skipped: the nginx deployment test: ${reason}`);
+
+/** The test's certificate for 127.0.0.1 (openssl), trusted by every client below: nginx's TLS as certbot's. */
+const tls: { ca: Buffer; certFile: string } = { ca: Buffer.alloc(0), certFile: '' };
+
+/** `GET path` over TLS on nginx's port: status, headers and body. A connection of its own. */
+function get(
+  port: number,
+  target: string,
+  headers: Record<string, string> = {},
+  host = '127.0.0.1',
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+  return new Promise((resolve, reject) => {
+    https
+      .get({ host, port, path: target, agent: false, ca: tls.ca, headers }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      })
+      .on('error', reject);
+  });
+}
+
+/** The status of `GET path` through nginx over TLS, or undefined while nothing answers. */
+function statusOverTls(port: number, target: string): Promise<number | undefined> {
+  return get(port, target).then(
+    (r) => r.status,
+    () => undefined,
+  );
+}
 
 /** The node arguments of `npm start` (`exec node <args>` in package.json), its build made. */
 const startArgs = npmStartArgs;
@@ -146,13 +181,14 @@ function postUssd(
   return new Promise((resolve, reject) => {
     const payload = JSON.stringify(body);
     // A connection of its own for each request, as an aggregator's gateway may open them.
-    const req = http.request(
+    const req = https.request(
       {
         host: '127.0.0.1',
         port,
         path: from.path ?? '/api/ussd',
         method: 'POST',
         agent: false,
+        ca: tls.ca,
         ...(from.localAddress === undefined ? {} : { localAddress: from.localAddress }),
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
       },
@@ -207,7 +243,7 @@ async function ussdTraffic(
   return { requests, failures };
 }
 
-/** `npm run chat` through nginx, with `input` piped; its output as it comes. */
+/** `npm run chat` through nginx (trusting the test's certificate), with `input` piped; its output as it comes. */
 function chat(
   url: string,
   dataDir: string,
@@ -216,7 +252,12 @@ function chat(
   let out = '';
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/tools/chat.ts', '--url', url], {
     cwd: ROOT,
-    env: { PATH: process.env['PATH'], HOME: process.env['HOME'], DATA_DIR: dataDir },
+    env: {
+      PATH: process.env['PATH'],
+      HOME: process.env['HOME'],
+      DATA_DIR: dataDir,
+      NODE_EXTRA_CA_CERTS: tls.certFile,
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -231,11 +272,12 @@ function chat(
 /** A websocket upgrade through nginx to socket.io's engine: the status line the client gets. */
 function upgradeStatus(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request({
+    const req = https.request({
       host: '127.0.0.1',
       port,
       path: '/socket.io/?EIO=4&transport=websocket',
       agent: false,
+      ca: tls.ca,
       headers: {
         connection: 'Upgrade',
         upgrade: 'websocket',
@@ -256,13 +298,15 @@ function upgradeStatus(port: number): Promise<number> {
   });
 }
 
-describe.skipIf(reason !== undefined)('nginx in front of two instances (README "Deploying")', () => {
+describe.skipIf(reason !== undefined)('nginx in front of two instances (docs/operating.md)', () => {
   let work: string;
   let redis: PrivateRedis;
   let postgres: PrivatePostgres | undefined;
   let database: ThrowawayDatabase | undefined;
   let nginx: ChildProcess;
   let nginxPort: number;
+  /** nginx's port 80 in the recipe: the redirect to HTTPS and certificate renewals. */
+  let httpPort: number;
   let nginxArgs: string[];
   let control: http.Server;
   const instances: Instance[] = [];
@@ -271,6 +315,8 @@ describe.skipIf(reason !== undefined)('nginx in front of two instances (README "
 
   beforeAll(async () => {
     work = await mkdtemp(path.join(tmpdir(), 'nginx-deploy-'));
+    // nginx's workers (nobody, when the test runs as root) serve the ACME root under it.
+    await chmod(work, 0o755);
     redis = await startPrivateRedis();
     let databaseUrl: string;
     if (TEST_DATABASE_URL !== undefined) {
@@ -281,9 +327,30 @@ describe.skipIf(reason !== undefined)('nginx in front of two instances (README "
       databaseUrl = postgres.url;
     }
     nginxPort = await freePort();
+    httpPort = await freePort();
+    // The certificate certbot would have written (docs/operating.md, "TLS"): here one for 127.0.0.1 of the test's own.
+    tls.certFile = path.join(work, 'fullchain.pem');
+    await promisify(execFile)('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      path.join(work, 'privkey.pem'),
+      '-out',
+      tls.certFile,
+    ]);
+    tls.ca = await readFile(tls.certFile);
     const ports = [await freePort(), await freePort()];
 
-    // The instances, configured as the README says for production behind nginx on the same host.
+    // The instances, configured as docs/operating.md says for production behind nginx on the same host.
     const env: NodeJS.ProcessEnv = {
       PATH: process.env['PATH'],
       HOME: process.env['HOME'],
@@ -294,9 +361,9 @@ describe.skipIf(reason !== undefined)('nginx in front of two instances (README "
       PIN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       ORACLE_SIGNING_KEY: ed25519.format(await ed25519.generate()),
       CHAIN_GRPC_URL: 'fixture',
-      PUBLIC_BASE_URL: `http://127.0.0.1:${nginxPort}`,
+      PUBLIC_BASE_URL: `https://127.0.0.1:${nginxPort}`,
       TRUST_PROXY_ENABLED: '127.0.0.1',
-      // The USSD traffic below comes from one address, as an aggregator's does (README "Behind an aggregator").
+      // The USSD traffic below comes from one address, as an aggregator's does (docs/operating.md, "nginx").
       USSD_RATE_LIMIT_ALLOWLIST: '127.0.0.1',
       // nginx's allow list lets only the aggregator reach POST /api/ussd (the last test).
       USSD_AGGREGATOR_AUTH: 'network',
@@ -339,19 +406,25 @@ describe.skipIf(reason !== undefined)('nginx in front of two instances (README "
       expect(count, `${String(from)} in the shipped configuration`).toBe(times);
       return text.replaceAll(from, to);
     };
-    // The aggregator's address block, as the operator edits it: the USSD traffic below comes from 127.0.0.1.
+    // Loopback ports of the test's own (IPv6 listeners dropped: a container may have no [::]), the certificate
+    // above, an ACME root in the work directory, and the aggregator's address block as the operator edits it: the
+    // USSD traffic below comes from 127.0.0.1.
+    const edits: [string, string, number?][] = [
+      ['listen 80 default_server;', `listen 127.0.0.1:${httpPort} default_server;`],
+      ['listen [::]:80 default_server;', ''],
+      ['listen 443 ssl default_server;', `listen 127.0.0.1:${nginxPort} ssl default_server;`],
+      ['listen [::]:443 ssl default_server;', ''],
+      ['/etc/letsencrypt/live/gateway.example.org/fullchain.pem', tls.certFile],
+      ['/etc/letsencrypt/live/gateway.example.org/privkey.pem', path.join(work, 'privkey.pem')],
+      ['root /var/www/html;', `root ${work}/acme;`],
+      ['include /etc/nginx/gateway-servers.conf;', `include ${serversFile};`, 2],
+      ['allow 192.0.2.0/24;', `allow ${AGGREGATOR};`],
+    ];
+    await mkdir(path.join(work, 'sites-available'));
+    await mkdir(path.join(work, 'sites-enabled'));
     await writeFile(
-      path.join(work, 'gateway.conf'),
-      replaceOnce(
-        replaceOnce(
-          replaceOnce(site, 'listen 80;', `listen 127.0.0.1:${nginxPort};`),
-          'include /etc/nginx/gateway-servers.conf;',
-          `include ${serversFile};`,
-          2,
-        ),
-        'allow 192.0.2.0/24;',
-        `allow ${AGGREGATOR};`,
-      ),
+      path.join(work, 'sites-available/gateway'),
+      edits.reduce((text, [from, to, times]) => replaceOnce(text, from, to, times), site),
     );
     await writeFile(
       serversFile,
@@ -361,8 +434,25 @@ describe.skipIf(reason !== undefined)('nginx in front of two instances (README "
         `server 127.0.0.1:${ports[1]} `,
       ),
     );
+    // Debian's default site (as nginx-common installs it, enabled), on the same port 80.
+    await writeFile(
+      path.join(work, 'sites-available/default'),
+      [
+        'server {',
+        `    listen 127.0.0.1:${httpPort} default_server;`,
+        '    root /var/www/html;',
+        '    index index.html index.htm index.nginx-debian.html;',
+        '    server_name _;',
+        '    location / {',
+        '        try_files $uri $uri/ =404;',
+        '    }',
+        '}',
+        '',
+      ].join('\n'),
+    );
+    await symlink(path.join(work, 'sites-available/default'), path.join(work, 'sites-enabled/default'));
     // The main configuration of a non-daemon nginx with its files in the work directory (test scaffolding;
-    // the site configuration above is the part the README ships).
+    // the site configuration above is the part the repository ships).
     for (const dir of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) {
       await mkdir(path.join(work, dir));
       await chmod(path.join(work, dir), 0o777);
@@ -380,12 +470,22 @@ describe.skipIf(reason !== undefined)('nginx in front of two instances (README "
         `  log_format gateway '$status $request_method $uri upstream=$upstream_addr/$upstream_status';`,
         `  access_log ${work}/access.log gateway;`,
         ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((d) => `  ${d}_temp_path ${work}/${d};`),
-        `  include ${work}/gateway.conf;`,
+        `  include ${work}/sites-enabled/*;`,
         '}',
         '',
       ].join('\n'),
     );
     nginxArgs = ['-p', work, '-c', conf, '-e', `${work}/error.log`];
+    // The steps of docs/operating.md: enable the site; with the default site still enabled nginx -t refuses
+    // (both claim port 80 as default_server); remove the default symlink and it passes.
+    await symlink(path.join(work, 'sites-available/gateway'), path.join(work, 'sites-enabled/gateway'));
+    const withDefault = await promisify(execFile)(NGINX, [...nginxArgs, '-t']).then(
+      () => 'passed',
+      (err: { stderr: string }) => err.stderr,
+    );
+    expect(withDefault).toMatch(/a duplicate default server for 127\.0\.0\.1:\d+/);
+    await unlink(path.join(work, 'sites-enabled/default'));
+    await promisify(execFile)(NGINX, [...nginxArgs, '-t']);
     nginx = spawn(NGINX, nginxArgs, { stdio: ['ignore', 'ignore', 'pipe'] });
 
     // Both instances start together on the new database: concurrent first starts migrate once.
@@ -398,7 +498,7 @@ describe.skipIf(reason !== undefined)('nginx in front of two instances (README "
         await sleep(200);
       }
     }
-    while ((await statusOf(nginxPort, '/health')) !== 200) {
+    while ((await statusOverTls(nginxPort, '/health')) !== 200) {
       if (nginx.exitCode !== null)
         throw new Error(`nginx exited: ${await readFile(`${work}/error.log`, 'utf8')}`);
       if (Date.now() > deadline) throw new Error('nginx does not answer');
@@ -445,7 +545,7 @@ describe.skipIf(reason !== undefined)('nginx in front of two instances (README "
       });
       expect(f.warnings).toHaveLength(1);
       expect(f.warnings[0]?.msg).toBe(
-        'production runs with development settings: the scripted model answers every chat (set OPENAI_BASE_URL and OPENAI_MODEL); the fixture chain node serves fixture data as chain data (CHAIN_GRPC_URL=fixture)',
+        'production runs with development settings: the fixture chain node serves fixture data as chain data (CHAIN_GRPC_URL=fixture); the scripted model answers every chat (set OPENAI_BASE_URL and OPENAI_MODEL)',
       );
     }
     expect(
@@ -456,16 +556,14 @@ describe.skipIf(reason !== undefined)('nginx in front of two instances (README "
         text: '',
       }),
     ).toEqual({ status: 200, text: TOP });
-    expect(await statusOf(nginxPort, '/ixo/token/params')).toBe(200);
+    expect(await statusOverTls(nginxPort, '/ixo/token/params')).toBe(200);
     // socket.io's websocket upgrade passes nginx.
     expect(await upgradeStatus(nginxPort)).toBe(101);
     // /metrics through nginx: the operator token only; every series names its instance.
-    expect(await statusOf(nginxPort, '/metrics')).toBe(401);
-    const metrics = await fetch(`http://127.0.0.1:${nginxPort}/metrics`, {
-      headers: { authorization: `Bearer ${operatorToken}` },
-    });
+    expect(await statusOverTls(nginxPort, '/metrics')).toBe(401);
+    const metrics = await get(nginxPort, '/metrics', { authorization: `Bearer ${operatorToken}` });
     expect(metrics.status).toBe(200);
-    const text = await metrics.text();
+    const text = metrics.text;
     expect(text).toMatch(
       /^gateway_build_info\{version="\d+\.\d+\.\d+",commit="([0-9a-f]{12}|unknown)",node_version="v\d+[^"]*",instance_id="[^"]+:\d+"\} 1$/m,
     );
@@ -478,7 +576,7 @@ describe.skipIf(reason !== undefined)('nginx in front of two instances (README "
   it('npm run chat through nginx answers every turn, and nginx answers no 400 or 5xx', async () => {
     const dataDir = await mkdtemp(path.join(work, 'chat-'));
     const { code, out } = await chat(
-      `http://127.0.0.1:${nginxPort}`,
+      `https://127.0.0.1:${nginxPort}`,
       dataDir,
       'hello\nhello again\nhello once more\n/quit\n',
     ).done;
@@ -492,7 +590,7 @@ describe.skipIf(reason !== undefined)('nginx in front of two instances (README "
 
   it('a rolling restart (deploy/rolling-restart.sh) costs a streamed chat a re-join and USSD sessions nothing', async () => {
     const dataDir = await mkdtemp(path.join(work, 'chat-'));
-    const url = `http://127.0.0.1:${nginxPort}`;
+    const url = `https://127.0.0.1:${nginxPort}`;
     const talk = chat(url, dataDir, 'write a long story\n/quit\n');
     // The answer is streaming before the restart begins.
     while (!/Guide oracle> \S+ \S+ \S+/.test(talk.output())) {
@@ -533,17 +631,17 @@ describe.skipIf(reason !== undefined)('nginx in front of two instances (README "
     expect(out).toMatch(/\[stream lost after event \d+; re-joining\]/);
     expect(out).not.toContain('answer was cut');
     const sessionId = /session ([0-9a-f-]{36})\./.exec(out)?.[1] ?? '';
-    const config = (await (await fetch(`${url}/config`)).json()) as { did: `did:${string}:${string}` };
+    const config = JSON.parse((await get(nginxPort, '/config')).text) as { did: `did:${string}:${string}` };
     const tokens = await mintUserTokens(await loadDevUser(dataDir), config.did, 600);
-    const page = (await (
-      await fetch(`${url}/sessions/${sessionId}/messages?limit=10`, {
-        headers: {
+    const page = JSON.parse(
+      (
+        await get(nginxPort, `/sessions/${sessionId}/messages?limit=10`, {
           authorization: `Bearer ${tokens.invocation.serialized}`,
           'x-auth-type': 'ucan',
           'x-ucan-delegation': tokens.delegation.serialized,
-        },
-      })
-    ).json()) as { messages: { type: string; content: string }[] };
+        })
+      ).text,
+    ) as { messages: { type: string; content: string }[] };
     const answer = page.messages.filter((m) => m.type === 'ai').at(-1)?.content ?? '';
     expect(answer.split(/\s+/).length).toBeGreaterThan(380);
     expect(out).toContain(answer.slice(-80));
@@ -614,14 +712,41 @@ describe.skipIf(reason !== undefined)('nginx in front of two instances (README "
       status: 200,
       text: TOP,
     });
-    const health = await fetch(`http://${AGGREGATOR}:${nginxPort}/health`);
+    const health = await get(nginxPort, '/health', {}, AGGREGATOR);
     expect(health.status).toBe(200);
-    seen.push(Object.fromEntries(health.headers));
+    seen.push(health.headers);
     // Every answer, nginx's own refusals and the instances' replies: `Server: nginx` without a version, HSTS.
     expect(seen).toHaveLength(7);
     for (const headers of seen) {
       expect(headers['server']).toBe('nginx');
       expect(headers['strict-transport-security']).toBe('max-age=31536000');
     }
+  });
+
+  it('port 80 redirects every request to HTTPS, except certificate renewals (certbot --webroot)', async () => {
+    const plain = (target: string) =>
+      new Promise<{ status: number; location: string | undefined; text: string }>((resolve, reject) => {
+        http
+          .get({ host: '127.0.0.1', port: httpPort, path: target, agent: false }, (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (c: string) => (text += c));
+            res.on('end', () =>
+              resolve({ status: res.statusCode ?? 0, location: res.headers.location, text }),
+            );
+          })
+          .on('error', reject);
+      });
+    expect(await plain('/health?x=1')).toMatchObject({
+      status: 301,
+      location: 'https://127.0.0.1/health?x=1',
+    });
+    expect(await plain('/api/ussd')).toMatchObject({ status: 301, location: 'https://127.0.0.1/api/ussd' });
+    await mkdir(path.join(work, 'acme/.well-known/acme-challenge'), { recursive: true });
+    await writeFile(path.join(work, 'acme/.well-known/acme-challenge/token-1'), 'token-1.key\n');
+    expect(await plain('/.well-known/acme-challenge/token-1')).toMatchObject({
+      status: 200,
+      text: 'token-1.key\n',
+    });
   });
 });
