@@ -62,13 +62,22 @@ export class TokenCache {
   readonly #inflight = new Map<string, Promise<SerializedUcan>>();
   /** Pairs that have had a delegation: minting for them again is a re-authorization. */
   readonly #authorized = new Set<string>();
+  readonly #mintToken: (kind: Kind, oracleDid: string) => Promise<SerializedUcan>;
+  readonly #now: () => number;
+  readonly #storage: DelegationStorage;
+  readonly #reauthorize: ReauthorizeFn | undefined;
 
   constructor(
-    private readonly mint: (kind: Kind, oracleDid: string) => Promise<SerializedUcan>,
-    private readonly now: () => number = Date.now,
-    private readonly storage: DelegationStorage = memoryDelegationStorage(),
-    private readonly reauthorize?: ReauthorizeFn,
-  ) {}
+    mint: (kind: Kind, oracleDid: string) => Promise<SerializedUcan>,
+    now: () => number = Date.now,
+    storage: DelegationStorage = memoryDelegationStorage(),
+    reauthorize?: ReauthorizeFn,
+  ) {
+    this.#mintToken = mint;
+    this.#now = now;
+    this.#storage = storage;
+    this.#reauthorize = reauthorize;
+  }
 
   /** The cached token, or a fresh one when there is none or it is about to expire. */
   get(kind: Kind, userDid: string, oracleDid: string): Promise<SerializedUcan> {
@@ -91,7 +100,7 @@ export class TokenCache {
   /** Forgets a token (memory and storage), so the next `get` mints a new one. */
   drop(kind: Kind, userDid: string, oracleDid: string): void {
     this.#entries.delete(this.#key(kind, userDid, oracleDid));
-    if (kind === 'delegation') removeStored(this.storage, delegationKey(userDid, oracleDid));
+    if (kind === 'delegation') removeStored(this.#storage, delegationKey(userDid, oracleDid));
   }
 
   #mint(
@@ -106,17 +115,17 @@ export class TokenCache {
     if (running) return running;
     const again = kind === 'delegation' && this.#authorized.has(key);
     const minted = (async () => {
-      if (again && this.reauthorize) {
-        const ok = await this.reauthorize({ oracleDid, userDid, reason: reason ?? 'expired' });
+      if (again && this.#reauthorize) {
+        const ok = await this.#reauthorize({ oracleDid, userDid, reason: reason ?? 'expired' });
         if (ok === false) throw new ReauthorizationDeclinedError(oracleDid);
       }
       // The old token goes only once the user agreed to a new one (a decline keeps it).
       if (replace) this.drop(kind, userDid, oracleDid);
-      const token = await this.mint(kind, oracleDid);
-      this.#entries.set(key, { token, mintedAt: this.now() });
+      const token = await this.#mintToken(kind, oracleDid);
+      this.#entries.set(key, { token, mintedAt: this.#now() });
       if (kind === 'delegation') {
         this.#authorized.add(key);
-        writeStored(this.storage, delegationKey(userDid, oracleDid), token);
+        writeStored(this.#storage, delegationKey(userDid, oracleDid), token);
       }
       return token;
     })().finally(() => this.#inflight.delete(key));
@@ -126,14 +135,14 @@ export class TokenCache {
 
   #fromStorage(kind: Kind, userDid: string, oracleDid: string): Entry | undefined {
     if (kind !== 'delegation') return undefined;
-    const token = readStored(this.storage, delegationKey(userDid, oracleDid));
+    const token = readStored(this.#storage, delegationKey(userDid, oracleDid));
     if (!token) return undefined;
     const key = this.#key(kind, userDid, oracleDid);
     this.#authorized.add(key);
     // Its mint time is unknown: judged by the 5-minute margin alone.
     const entry = { token, mintedAt: -Infinity };
     if (!this.#fresh(entry)) {
-      removeStored(this.storage, delegationKey(userDid, oracleDid));
+      removeStored(this.#storage, delegationKey(userDid, oracleDid));
       return entry;
     }
     this.#entries.set(key, entry);
@@ -147,6 +156,6 @@ export class TokenCache {
   #fresh(entry: Entry): boolean {
     const lifetime = entry.token.expiresAt - entry.mintedAt;
     const margin = Math.min(RENEW_MARGIN_MS, Math.max(0, lifetime / 2));
-    return entry.token.expiresAt - this.now() > margin;
+    return entry.token.expiresAt - this.#now() > margin;
   }
 }

@@ -26,7 +26,11 @@ export interface BrowserCallsDeps {
 export class BrowserCalls {
   readonly #executed = new Set<string>();
 
-  constructor(private readonly deps: BrowserCallsDeps) {}
+  readonly #deps: BrowserCallsDeps;
+
+  constructor(deps: BrowserCallsDeps) {
+    this.#deps = deps;
+  }
 
   /** Whether a call id has already run (or is running). */
   has(toolCallId: string): boolean {
@@ -37,7 +41,7 @@ export class BrowserCalls {
   async runBrowserTool(call: BrowserToolCallEvent): Promise<CallOutcome | undefined> {
     if (this.#executed.has(call.toolCallId)) return undefined;
     this.#executed.add(call.toolCallId);
-    const tools = this.deps.tools();
+    const tools = this.#deps.tools();
     const tool = tools[call.toolName] ?? Object.values(tools).find((t) => t.toolName === call.toolName);
     const outcome = await runCall(
       tool ? { schema: tool.schema, fn: (args: never) => tool.fn(args) } : undefined,
@@ -45,7 +49,7 @@ export class BrowserCalls {
       call.args,
       'browser tool',
     );
-    this.deps.emit('tool_result', {
+    this.#deps.emit('tool_result', {
       toolCallId: call.toolCallId,
       result: outcome.result,
       ...(outcome.error !== undefined ? { error: outcome.error } : {}),
@@ -57,16 +61,16 @@ export class BrowserCalls {
   async runAction(call: ActionCallEvent): Promise<CallOutcome | undefined> {
     if (this.#executed.has(call.toolCallId)) return undefined;
     this.#executed.add(call.toolCallId);
-    const action = this.deps.actions.get(call.toolName);
+    const action = this.#deps.actions.get(call.toolName);
     const outcome = await runCall(
       action ? { schema: action.parameters, fn: action.handler } : undefined,
       call.toolName,
       call.args ?? {},
       'action',
     );
-    this.deps.emit('action_call_result', {
+    this.#deps.emit('action_call_result', {
       toolCallId: call.toolCallId,
-      sessionId: this.deps.sessionId,
+      sessionId: this.#deps.sessionId,
       result: outcome.error !== undefined ? { success: false, error: outcome.error } : outcome.result,
       ...(outcome.error !== undefined ? { error: outcome.error } : {}),
     });

@@ -54,11 +54,14 @@ export class ChatStore {
   readonly #messageListeners = new Set<() => void>();
   readonly #metaListeners = new Set<() => void>();
   #cancelFrame: (() => void) | undefined;
+  readonly #schedule: Schedule;
 
   constructor(
     public mode: StreamingMode = 'batched',
-    private readonly schedule: Schedule = frame,
-  ) {}
+    schedule: Schedule = frame,
+  ) {
+    this.#schedule = schedule;
+  }
 
   getMessages = (): IMessage[] => this.#messages;
   getMeta = (): ChatMeta => this.#meta;
@@ -128,7 +131,7 @@ export class ChatStore {
             const id = setTimeout(cb, throttle);
             return () => clearTimeout(id);
           }
-        : this.schedule;
+        : this.#schedule;
     this.#cancelFrame ??= schedule(() => {
       this.#cancelFrame = undefined;
       this.flush();

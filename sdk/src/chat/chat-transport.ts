@@ -46,16 +46,20 @@ const IN_FLIGHT = new Set<RunInfo['status']>(IN_FLIGHT_STATUSES);
  * asks the oracle to abort. Knows HTTP and SSE; knows nothing of messages or React.
  */
 export class ChatTransport {
-  constructor(
-    private readonly http: OracleHttp,
-    private readonly sessionId: string,
-    private readonly rejoin: () => RejoinOptions = () => ({}),
-  ) {}
+  readonly #http: OracleHttp;
+  readonly #sessionId: string;
+  readonly #rejoin: () => RejoinOptions;
+
+  constructor(http: OracleHttp, sessionId: string, rejoin: () => RejoinOptions = () => ({})) {
+    this.#http = http;
+    this.#sessionId = sessionId;
+    this.#rejoin = rejoin;
+  }
 
   /** Sends a message with `stream: true` and returns its stream (non-2xx throws an OracleRequestError). */
   async send(body: SendMessageBody, signal: AbortSignal): Promise<OpenedTurn> {
-    const res = await this.http.open(oracleContract.send, {
-      params: { sessionId: this.sessionId },
+    const res = await this.#http.open(oracleContract.send, {
+      params: { sessionId: this.#sessionId },
       body,
       signal,
       headers: { accept: 'text/event-stream' },
@@ -72,8 +76,8 @@ export class ChatTransport {
    */
   async runInFlight(): Promise<RunInfo | undefined> {
     try {
-      const answer = await this.http.call(oracleContract.currentRun, {
-        params: { sessionId: this.sessionId },
+      const answer = await this.#http.call(oracleContract.currentRun, {
+        params: { sessionId: this.#sessionId },
       });
       if (answer === null) return undefined; // 204: no run yet
       return IN_FLIGHT.has(answer.run.status) ? answer.run : undefined;
@@ -84,7 +88,7 @@ export class ChatTransport {
 
   /** Asks the oracle to end the session's turn (`POST /messages/abort`). */
   async abort(): Promise<void> {
-    await this.http.call(oracleContract.abort, { body: { sessionId: this.sessionId } });
+    await this.#http.call(oracleContract.abort, { body: { sessionId: this.#sessionId } });
   }
 
   /**
@@ -101,7 +105,7 @@ export class ChatTransport {
     signal: AbortSignal,
     hooks: FollowHooks,
   ): AsyncGenerator<StreamEvent[]> {
-    const options = this.rejoin();
+    const options = this.#rejoin();
     const attempts = options.attempts ?? 5;
     const backoff = { baseMs: options.baseMs ?? 250, maxMs: options.maxMs ?? 8000, jitter: options.jitter };
     let lastId = after;
@@ -137,7 +141,7 @@ export class ChatTransport {
       if (failures > 0) await sleep(backoffDelay(failures - 1, backoff), signal);
       if (signal.aborted) return;
       try {
-        const res = await this.http.open(oracleContract.rejoinRun, {
+        const res = await this.#http.open(oracleContract.rejoinRun, {
           params: { runId },
           query: { after: lastId },
           headers: { accept: 'text/event-stream' },

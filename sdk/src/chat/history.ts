@@ -2,6 +2,7 @@ import type { MessageDto } from '../../../contracts/oracle.js';
 import { oracleRoutes as oracleContract } from '../http/routes.js';
 import type { OracleHttp } from '../http/oracle-http.js';
 import { OracleRequestError } from '../http/oracle-request-error.js';
+import type { IMessage } from '../types.js';
 
 /** A page of history, oldest first, and how to page further back. */
 export interface HistoryPage {
@@ -46,4 +47,51 @@ export async function fetchOlderPage(
     query: { limit, before: cursor },
   });
   return { messages: page.messages, prevCursor: page.prevCursor, hasOlder: page.hasOlder };
+}
+
+/** The turn being read, as the merge sees it: its optimistic user message and its answer. */
+export interface LiveTurn {
+  /** The optimistic user message's local id (until history has the stored one). */
+  humanId: string | undefined;
+  /** The answer's id (the turn's request id), once the stream named it. */
+  requestId: string | undefined;
+}
+
+/** A thread after a refetch of its newest page. */
+export interface MergedThread {
+  messages: IMessage[];
+  /**
+   * Older pages loaded before (with `loadOlderMessages`) were kept, because the newest page still joins
+   * them: their cursor and `hasOlderMessages` stay as they were. Otherwise the newest page's own apply.
+   */
+  keptOlder: boolean;
+}
+
+/**
+ * Merges the newest page of history into the thread on screen, a pure function (no store, no network):
+ * 1. Older pages: the messages of `thread` before the page's first message are kept when that message is in
+ *    `thread` past its start (the page joins them), except ids the page has; else the thread starts at the
+ *    page.
+ * 2. The page's messages follow, as history has them (a refetch never duplicates a message).
+ * 3. The turn in flight (`live`) keeps what history does not hold yet: its answer, and its optimistic user
+ *    message unless the page ends with a question of the same text (the oracle stores the question under an
+ *    id of its own as the turn starts, the answer at its end).
+ */
+export function mergeHistory(
+  thread: readonly IMessage[],
+  page: readonly IMessage[],
+  live: LiveTurn | undefined,
+): MergedThread {
+  const ids = new Set(page.map((m) => m.id));
+  const first = page[0];
+  const joinsAt = first === undefined ? -1 : thread.findIndex((m) => m.id === first.id);
+  const older = joinsAt > 0 ? thread.slice(0, joinsAt).filter((m) => !ids.has(m.id)) : [];
+  const optimistic = live?.humanId === undefined ? undefined : thread.find((m) => m.id === live.humanId);
+  const newest = page.at(-1);
+  const stored =
+    optimistic !== undefined && newest?.type === 'human' && newest.content === optimistic.content;
+  const kept = live
+    ? thread.filter((m) => !ids.has(m.id) && ((m.id === live.humanId && !stored) || m.id === live.requestId))
+    : [];
+  return { messages: [...older, ...page, ...kept], keptOlder: older.length > 0 };
 }

@@ -1,8 +1,10 @@
 import type { WebSocket as WebSocketTransport } from 'engine.io-client';
 import type { io as ioFunction, Socket } from 'socket.io-client';
 import type { ClientEventName, ClientEventPayload } from '../../../contracts/events.js';
+import type { ReauthorizationReason } from '../auth/token-cache.js';
+import type { OracleHttp } from '../http/oracle-http.js';
 import { OracleRequestError } from '../http/oracle-request-error.js';
-import { backoffDelay } from '../util/backoff.js';
+import { backoffDelay, type BackoffOptions } from '../util/backoff.js';
 
 type TransportClass = typeof WebSocketTransport;
 type Io = typeof ioFunction;
@@ -65,6 +67,31 @@ const FINAL_REFUSALS: ReadonlySet<string> = new Set(['session_not_found', 'room_
 /** How many times in a row a handshake the server could not check (`unavailable`) is tried again. */
 export const UNAVAILABLE_RETRIES = 6;
 
+/** How a dropped connection (or one that could not be opened) is tried again: for ever, by the SDK's backoff. */
+export const RECONNECT_BACKOFF: BackoffOptions = { baseMs: 500, maxMs: 5000 };
+
+/** What `onReauthorize` is told when a refused handshake asks for a new delegation. */
+const reauthorizationReason = (code: string | undefined): ReauthorizationReason =>
+  code === 'delegation_missing' || code === 'delegation_expired' || code === 'auth_expired'
+    ? code
+    : 'expired';
+
+/**
+ * The handshake's tokens from the oracle's HTTP client: only what the server's refusal asked for is minted
+ * again (a decline throws, and the channel reports it).
+ */
+export function handshakeAuth(http: OracleHttp): SocketChannelOptions['auth'] {
+  return async (refresh, code) => {
+    if (refresh === 'delegation') await http.renewDelegation(undefined, reauthorizationReason(code));
+    if (refresh === 'invocation') await http.renewInvocation();
+    const headers = await http.authHeaders();
+    const auth: SocketAuth = { ucanDelegation: headers['x-ucan-delegation'] ?? '' };
+    const bearer = headers['authorization'];
+    if (bearer) auth.invocation = bearer.replace(/^Bearer /, '');
+    return auth;
+  };
+}
+
 export interface SocketChannelOptions {
   wsUrl: string;
   sessionId: string;
@@ -82,13 +109,18 @@ export interface SocketChannelOptions {
    * names the step, the URL and the server's code. Nothing is retried after it.
    */
   onRefused?: (error: Error) => void;
-  /** Base delay of the reconnect backoff after a refused handshake, ms. */
+  /** Base delay of the backoff after a refused handshake, ms (default 1000). */
   retryBaseMs?: number;
+  /** The backoff after a dropped connection, or one that could not be opened (default {@link RECONNECT_BACKOFF}). */
+  reconnect?: BackoffOptions;
 }
 
 /**
  * The chat session's socket.io channel (namespace `/`, query `{sessionId, userDid}`, auth of spec §5 C3).
- * Transport drops reconnect through socket.io's own backoff. A refused handshake (`connect_error` from the
+ * Every wait before trying again is the SDK's backoff (util/backoff.ts), not socket.io's: a dropped
+ * connection, or one that could not be opened, is tried again for ever by {@link RECONNECT_BACKOFF} (the count
+ * starts again once connected); a server's `disconnect` of the socket is final, as in socket.io. A refused
+ * handshake (`connect_error` from the
  * server, which socket.io does not retry) is handled by the server's code, so that the wallet is asked only
  * when a delegation is the problem:
  * 1. {@link DELEGATION_REFUSALS}: the next handshake carries a newly minted delegation; refused again for
@@ -101,10 +133,13 @@ export interface SocketChannelOptions {
  * Tokens that cannot be had (the wallet declined) give up at once with that error.
  */
 export class SocketChannel {
+  readonly #opts: SocketChannelOptions;
   #socket: Socket | undefined;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
   /** Refusals in a row that were retried with the same tokens (`unavailable`). */
   #refused = 0;
+  /** Connections in a row that dropped or could not be opened. */
+  #dropped = 0;
   #closed = false;
   #refresh: AuthRefresh = undefined;
   #refreshCode: string | undefined = undefined;
@@ -115,7 +150,9 @@ export class SocketChannel {
   /** Emits made before socket.io has loaded. */
   readonly #pending: [string, unknown][] = [];
 
-  constructor(private readonly opts: SocketChannelOptions) {}
+  constructor(opts: SocketChannelOptions) {
+    this.#opts = opts;
+  }
 
   /** Loads socket.io-client (once) and connects. */
   connect(): void {
@@ -128,7 +165,7 @@ export class SocketChannel {
   }
 
   #create(io: Io, LateBoundWebSocket: TransportClass): Socket {
-    const { opts } = this;
+    const opts = this.#opts;
     const socket = io(opts.wsUrl, {
       path: '/socket.io',
       // Only WebSocket: the oracle's socket is a WebSocket endpoint (as the reference client uses it).
@@ -151,21 +188,28 @@ export class SocketChannel {
           },
         );
       },
-      reconnectionDelay: 500,
-      reconnectionDelayMax: 5000,
+      // Reconnects are this channel's (the SDK's backoff), not socket.io's own.
+      reconnection: false,
       autoConnect: false,
     });
     socket.on('connect', () => {
       this.#refused = 0;
+      this.#dropped = 0;
       this.#refreshed = undefined;
       opts.onConnectedChange(true);
     });
-    socket.on('disconnect', () => opts.onConnectedChange(false));
+    socket.on('disconnect', () => {
+      opts.onConnectedChange(false);
+      // The server's disconnect (and our own close) is final; a transport that closed or timed out is not.
+      if (socket.active && !this.#closed) this.#dropAndReconnect(socket);
+    });
     socket.on('connect_error', (err: Error & { data?: unknown }) => {
       opts.onConnectedChange(false);
-      // socket.active is false when the server refused the handshake: socket.io will not retry by itself.
-      if (socket.active || this.#closed) return;
-      this.#onRefused(socket, err);
+      if (this.#closed) return;
+      // socket.active is true when the connection could not be opened, false when the server refused the
+      // handshake.
+      if (socket.active) this.#dropAndReconnect(socket);
+      else this.#onRefused(socket, err);
     });
     socket.onAny((name: string, payload: unknown) => opts.onEvent(name, payload));
     return socket;
@@ -179,11 +223,11 @@ export class SocketChannel {
     const code = typeof data.code === 'string' ? data.code : undefined;
     const giveUp = (cause: unknown = err): void => {
       this.close();
-      this.opts.onRefused?.(
+      this.#opts.onRefused?.(
         cause instanceof Error && !(cause === err)
           ? cause
           : new OracleRequestError(
-              `The chat's socket at ${this.opts.wsUrl} was refused${code ? ` (${code})` : ''}: ${err.message}`,
+              `The chat's socket at ${this.#opts.wsUrl} was refused${code ? ` (${code})` : ''}: ${err.message}`,
               {
                 status: typeof data.statusCode === 'number' ? data.statusCode : 0,
                 ...(code ? { code } : {}),
@@ -205,13 +249,20 @@ export class SocketChannel {
       return this.#retry(socket, this.#refreshed === 'invocation' ? 'delegation' : 'invocation', 0, code);
     }
     if (this.#refused >= UNAVAILABLE_RETRIES) return giveUp();
-    this.#retry(socket, undefined, backoffDelay(this.#refused++, { baseMs: this.opts.retryBaseMs ?? 1000 }));
+    this.#retry(socket, undefined, backoffDelay(this.#refused++, { baseMs: this.#opts.retryBaseMs ?? 1000 }));
+  }
+
+  #dropAndReconnect(socket: Socket): void {
+    if (this.#retryTimer !== undefined) return;
+    this.#retry(socket, undefined, backoffDelay(this.#dropped++, this.#opts.reconnect ?? RECONNECT_BACKOFF));
   }
 
   #retry(socket: Socket, refresh: AuthRefresh, delayMs: number, code?: string): void {
     this.#refresh = refresh;
     this.#refreshCode = code;
+    clearTimeout(this.#retryTimer);
     this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
       if (!this.#closed) socket.connect();
     }, delayMs);
   }

@@ -41,18 +41,22 @@ const STALE_TOKEN_CODES = new Set(['auth_expired']);
  * a new one and posting it to `/delegation`.
  */
 export class OracleHttp {
+  readonly #auth: OracleAuth;
+
   constructor(
     readonly baseUrl: string,
     readonly oracleDid: string,
-    private readonly auth: OracleAuth,
-  ) {}
+    auth: OracleAuth,
+  ) {
+    this.#auth = auth;
+  }
 
   /** The auth headers of spec §5 C for this user and oracle. */
   async authHeaders(): Promise<Record<string, string>> {
-    const { tokens, userDid } = this.auth;
+    const { tokens, userDid } = this.#auth;
     const [delegation, invocation] = await Promise.all([
       tokens.get('delegation', userDid, this.oracleDid),
-      this.auth.withInvocation ? tokens.get('invocation', userDid, this.oracleDid) : undefined,
+      this.#auth.withInvocation ? tokens.get('invocation', userDid, this.oracleDid) : undefined,
     ]);
     const headers: Record<string, string> = { [AUTH_HEADERS.delegation]: delegation.serialized };
     if (invocation) {
@@ -129,7 +133,12 @@ export class OracleHttp {
     signal?: AbortSignal,
     reason: ReauthorizationReason = 'delegation_missing',
   ): Promise<void> {
-    const delegation = await this.auth.tokens.renew('delegation', this.auth.userDid, this.oracleDid, reason);
+    const delegation = await this.#auth.tokens.renew(
+      'delegation',
+      this.#auth.userDid,
+      this.oracleDid,
+      reason,
+    );
     const res = await this.#fetch({
       method: 'POST',
       path: '/delegation',
@@ -151,7 +160,7 @@ export class OracleHttp {
    * delegation is the only token: it is minted again and posted to `/delegation` (which may ask the wallet).
    */
   async renewInvocation(signal?: AbortSignal): Promise<void> {
-    const { tokens, userDid, withInvocation } = this.auth;
+    const { tokens, userDid, withInvocation } = this.#auth;
     if (withInvocation) await tokens.renew('invocation', userDid, this.oracleDid, 'auth_expired');
     else await this.renewDelegation(signal, 'auth_expired');
   }
@@ -164,7 +173,7 @@ export class OracleHttp {
     // loading for ever); the caller's own abort still aborts. The timer stops once the answer begins.
     const step = stepOf(req);
     const url = this.url(req.path, req.query);
-    const timeoutMs = this.auth.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const timeoutMs = this.#auth.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {

@@ -59,14 +59,18 @@ export class PendingPayments {
   readonly #listeners = new Set<() => void>();
   readonly #running = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly storage: DelegationStorage) {}
+  readonly #storage: DelegationStorage;
+
+  constructor(storage: DelegationStorage) {
+    this.#storage = storage;
+  }
 
   /** The pending payment of a pair, or `undefined`. */
   get(userDid: string, oracleDid: string): PendingPayment | undefined {
     const key = pendingPaymentKey(userDid, oracleDid);
     let raw: string | null = null;
     try {
-      raw = this.storage.getItem(key);
+      raw = this.#storage.getItem(key);
     } catch {
       // storage disabled: memory below
     }
@@ -84,7 +88,7 @@ export class PendingPayments {
     const raw = JSON.stringify(payment);
     this.#memory.set(key, raw);
     try {
-      this.storage.setItem(key, raw);
+      this.#storage.setItem(key, raw);
     } catch {
       // quota or disabled storage: memory keeps it for this provider's life
     }
@@ -96,7 +100,7 @@ export class PendingPayments {
     const key = pendingPaymentKey(userDid, oracleDid);
     this.#memory.delete(key);
     try {
-      this.storage.removeItem(key);
+      this.#storage.removeItem(key);
     } catch {
       // nothing stored
     }

@@ -257,7 +257,7 @@ describe('SocketChannel', () => {
     expect((gaps[2] as number) / (gaps[1] as number)).toBeGreaterThan(1.2);
   });
 
-  it('a dropped connection is reported and socket.io reconnects by itself', async () => {
+  it('a dropped connection is reported and reconnected after the SDK’s backoff, with the same tokens', async () => {
     const server = await startServer();
     const { ch, connected, authCalls } = channel(server.url, () => Promise.resolve({ ucanDelegation: 'd' }));
     ch.connect();
