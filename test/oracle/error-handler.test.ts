@@ -7,7 +7,12 @@ import { z } from 'zod';
 import { createLogger } from '../../server/logger.js';
 import { AuthError } from '../../server/oracle/auth/auth-error.js';
 import { oracleErrorHandler } from '../../server/oracle/http/oracle-error.js';
-import { notFound, OracleHttpError, roomNotFound, runNotFound } from '../../server/oracle/oracle-http-error.js';
+import {
+  notFound,
+  OracleHttpError,
+  roomNotFound,
+  runNotFound,
+} from '../../server/oracle/oracle-http-error.js';
 import { BadCursorError } from '../../server/oracle/store/messages.js';
 
 // The agent service's one error handler on a real Express app: every kind of error a route can throw, and the
