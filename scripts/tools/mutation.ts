@@ -66,6 +66,8 @@ const MODULES: readonly MutationModule[] = [
       'test/oracle/resume-from-log.test.ts',
       'test/oracle/run-manager.test.ts',
       'test/oracle/abort-handshake.test.ts',
+      'test/oracle/store-retry.test.ts',
+      'test/oracle/run-leases.test.ts',
     ],
   },
   {
