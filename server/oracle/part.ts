@@ -77,7 +77,6 @@ export function oraclePart(options: OraclePartOptions = {}): PartFactory {
       redis: ctx.redis,
       redisPrefix: ctx.redisPrefix,
       logger,
-      env: configAsEnv(config),
       // Payments are looked up on the same channel as the IID queries.
       chainTx: chain ? createTxQueryClient(chain, { timeoutMs: config.CHAIN_GRPC_TIMEOUT_MS }) : undefined,
     }).catch((err: unknown) => {
@@ -115,16 +114,6 @@ export function oraclePart(options: OraclePartOptions = {}): PartFactory {
 
 /** The agent service with the built-in plugins. */
 export const createOraclePart: PartFactory = oraclePart();
-
-/** The configuration as the environment plugins' `requiredEnv` is checked against (every variable is declared in config.ts). */
-function configAsEnv(config: Config): Record<string, string | undefined> {
-  return Object.fromEntries(
-    Object.entries(config).map(([k, v]) => [
-      k,
-      v === undefined || v === '' ? undefined : Array.isArray(v) ? v.join(',') : String(v),
-    ]),
-  );
-}
 
 async function loadRules(config: Config, logger: Logger): Promise<ScriptedRule[]> {
   if (!config.SCRIPTED_MODEL_RULES) return [];

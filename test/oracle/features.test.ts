@@ -1,5 +1,8 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { loadConfig } from '../../server/config.js';
+import { creditsManifest } from '../../server/oracle/plugins/credits/index.js';
 import { parseFeatureList, PluginBootError, resolvePlugins } from '../../server/oracle/runtime/features.js';
 import { definePlugin, type OraclePlugin, type PluginManifest } from '../../server/oracle/runtime/plugin.js';
 
@@ -75,6 +78,10 @@ describe('features: which plugins load', () => {
       /needs-key is switched on but needs SOME_API_KEY/,
     );
     expect(decide([needsKey], { 'needs-key': true }, { SOME_API_KEY: 'x' }).on).toEqual(['needs-key']);
+    // Checked against the parsed configuration: an empty value or list is not set.
+    expect(() => decide([needsKey], { 'needs-key': true }, { SOME_API_KEY: '' })).toThrow(
+      /needs SOME_API_KEY/,
+    );
     const auto = decide([needsKey]);
     expect(auto.on).toEqual([]);
     expect(auto.decisions[0]?.reason).toBe('missing SOME_API_KEY');
@@ -88,6 +95,22 @@ describe('features: which plugins load', () => {
     expect(() => decide([a, b])).toThrow(/cycle: alpha → beta → alpha/);
     expect(() => decide([plugin({ name: 'Bad Name' })])).toThrow(/invalid manifest/);
     expect(() => decide([base, base])).toThrow('plugin base is registered twice');
+  });
+
+  it("reads a plugin's variables from the platform's configuration, which composes its manifest's config", () => {
+    // The credits plugin's variables are parsed with every other: a bad value stops the start.
+    expect(() => loadConfig({ CREDITS_PER_UNIT: '-1' })).toThrow(/CREDITS_PER_UNIT/);
+    expect(loadConfig({ CREDITS_DENOM: 'uatom' }).CREDITS_DENOM).toBe('uatom');
+    const credits = plugin({ ...creditsManifest, name: 'credits' });
+    expect(decide([credits], { credits: true }).on).toEqual(['credits']);
+    // A plugin whose variables the platform's schema does not compose would read nothing: a boot error.
+    const stray = plugin({
+      name: 'stray',
+      config: { title: 'Stray', schema: z.object({ STRAY_KEY: z.string().optional().describe('A key.') }) },
+    });
+    expect(() => decide([stray])).toThrow(
+      "plugin stray: its config is not composed into the platform's (add it to oracleConfigSections in server/oracle/config.ts)",
+    );
   });
 });
 

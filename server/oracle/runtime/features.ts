@@ -1,5 +1,6 @@
 import { formatZodIssues } from '../../http/zod-issues.js';
 import type { Logger } from '../../logger.js';
+import { oracleConfigSections } from '../config.js';
 import { PluginManifest, type OraclePlugin } from './plugin.js';
 
 /** `features`: a plugin name → `true` (force on), `false` (never load); absent → the manifest's default. */
@@ -32,16 +33,22 @@ export function parseFeatureList(items: string[]): Features {
   return features;
 }
 
+/** Whether a parsed variable holds a value (not unset, empty or an empty list). */
+const isSet = (value: unknown): boolean =>
+  value !== undefined && value !== '' && !(Array.isArray(value) && value.length === 0);
+
 /**
  * Decides which plugins load, in dependency order (dependencies first), with Fastify's boot checks: every
- * manifest valid, names unique, every `dependsOn` registered and no cycles, no unknown `features` key. A plugin
- * forced on without its environment variables, or whose dependency is off, is a boot error naming them; a
- * plugin on by default is switched off when a dependency is off (with a log line) or its variables are missing.
+ * manifest valid, names unique, its config composed into the platform's (so its variables are parsed with
+ * every other), every `dependsOn` registered and no cycles, no unknown `features` key. A plugin forced on
+ * without its `requiredEnv` set in `config` (the parsed configuration), or whose dependency is off, is a boot
+ * error naming them; a plugin on by default is switched off when a dependency is off (with a log line) or
+ * its variables are missing.
  */
 export function resolvePlugins(
   plugins: OraclePlugin[],
   features: Features,
-  env: Readonly<Record<string, string | undefined>>,
+  config: Readonly<Record<string, unknown>>,
   logger: Logger,
 ): PluginDecision[] {
   const byName = new Map<string, PluginDecision>();
@@ -54,6 +61,12 @@ export function resolvePlugins(
     }
     const manifest = parsed.data;
     if (byName.has(manifest.name)) throw new PluginBootError(`plugin ${manifest.name} is registered twice`);
+    const sections: readonly unknown[] = oracleConfigSections;
+    if (manifest.config && !sections.includes(manifest.config)) {
+      throw new PluginBootError(
+        `plugin ${manifest.name}: its config is not composed into the platform's (add it to oracleConfigSections in server/oracle/config.ts)`,
+      );
+    }
     byName.set(manifest.name, { plugin, manifest, enabled: false, reason: undefined });
   }
   for (const key of Object.keys(features)) {
@@ -90,7 +103,7 @@ export function resolvePlugins(
   for (const d of order) {
     const { name, requiredEnv, dependsOn, defaultOn } = d.manifest;
     const wanted = features[name];
-    const missing = requiredEnv.filter((v) => !env[v]);
+    const missing = requiredEnv.filter((v) => !isSet(config[v]));
     const offDeps = dependsOn.filter((dep) => !byName.get(dep)?.enabled);
     if (wanted === false) {
       d.reason = 'switched off by features';

@@ -47,7 +47,6 @@ export interface PluginHost {
 export async function bootPlugins(options: {
   plugins: OraclePlugin[];
   features: Features;
-  env: Readonly<Record<string, string | undefined>>;
   config: Config;
   db: Db;
   logger: Logger;
@@ -55,7 +54,7 @@ export async function bootPlugins(options: {
   chainTx: TxQueryClient | undefined;
 }): Promise<PluginHost> {
   const { logger } = options;
-  const decisions = resolvePlugins(options.plugins, options.features, options.env, logger);
+  const decisions = resolvePlugins(options.plugins, options.features, options.config, logger);
   const enabled = decisions.filter((d) => d.enabled);
   const shared = new Map<string, unknown>();
   const pluginContext: PluginContext = {
@@ -63,7 +62,6 @@ export async function bootPlugins(options: {
     db: options.db,
     logger,
     identity: options.identity,
-    env: options.env,
     shared: <T>(name: string) => shared.get(name) as T | undefined,
     chainTx: options.chainTx,
   };

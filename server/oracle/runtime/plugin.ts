@@ -2,6 +2,7 @@ import type { RequestHandler, Router } from 'express';
 import { z } from 'zod';
 import type { Price } from '../../../contracts/oracle.js';
 import type { Config } from '../../config.js';
+import type { ConfigSection } from '../../config-section.js';
 import type { Db } from '../../db/index.js';
 import type { TxQueryClient } from '../../chain-node/tx-query-client.js';
 import type { Logger } from '../../logger.js';
@@ -41,8 +42,20 @@ export const PluginManifest = z
     defaultOn: z.boolean(),
     /** Plugins that must be on for this one to load. */
     dependsOn: z.array(z.string()).default([]),
-    /** Environment variables it needs; forcing it on without them is a boot error. */
+    /** Variables of the configuration (its own or the platform's) it needs set; forcing it on without them is a boot error. */
     requiredEnv: z.array(z.string()).default([]),
+    /**
+     * Its own variables (a zod object, a description each) and production rules. The platform's schema
+     * composes the built-in plugins' (server/oracle/config.ts), so they are parsed, refined and documented
+     * with every other variable; the plugin reads them, parsed, from `ctx.config`.
+     */
+    config: z
+      .custom<ConfigSection<z.AnyZodObject, never>>(
+        (v) =>
+          typeof v === 'object' && v !== null && (v as { schema?: unknown }).schema instanceof z.ZodObject,
+        'a configuration section: { title, schema: z.object(…) }',
+      )
+      .optional(),
   })
   .strict();
 export type PluginManifest = z.input<typeof PluginManifest>;
@@ -70,8 +83,6 @@ export interface PluginContext {
   db: Db;
   logger: Logger;
   identity: OracleIdentity;
-  /** The environment the service started with (plugins read their own variables from it). */
-  env: Readonly<Record<string, string | undefined>>;
   /** The shared state of another plugin (its `sharedState` value), when that plugin is on. */
   shared<T = unknown>(pluginName: string): T | undefined;
   /** The chain node's tx service (payments are looked up there); undefined without a chain node. */

@@ -7,6 +7,7 @@ import { oracleErrorHandler } from '../../http/oracle-error.js';
 import { OracleHttpError } from '../../oracle-http-error.js';
 import { definePlugin, type OraclePlugin, type PluginManifest } from '../../runtime/plugin.js';
 import type { TxQueryClient } from '../../../chain-node/tx-query-client.js';
+import { creditsConfig } from './config.js';
 import { CreditsLedger, PaymentConflictError } from './ledger.js';
 import { accountOfDid, verifyPayment } from './verify-payment.js';
 
@@ -21,6 +22,7 @@ export const creditsManifest: PluginManifest = {
   defaultOn: false,
   dependsOn: [],
   requiredEnv: [],
+  config: creditsConfig,
 };
 
 /** The fixture oracle's admin account (fixtures/chain/entities.yaml): where embedded defaults send payments. */

@@ -7,6 +7,7 @@ import { oracleErrorHandler } from '../../http/oracle-error.js';
 import { OracleHttpError } from '../../oracle-http-error.js';
 import { definePlugin, type OraclePlugin, type PluginManifest } from '../../runtime/plugin.js';
 import { defineTool } from '../../runtime/tools.js';
+import { memoryConfig } from './config.js';
 import { MemoryStore } from './store.js';
 
 export const memoryManifest: PluginManifest = {
@@ -19,6 +20,7 @@ export const memoryManifest: PluginManifest = {
   defaultOn: false,
   dependsOn: [],
   requiredEnv: [],
+  config: memoryConfig,
 };
 
 /**
