@@ -17,7 +17,7 @@ import { createModelRegistry, type ModelRegistry } from './models/registry.js';
 import { createScriptedModel } from './models/scripted-model.js';
 import { ScriptedRulesFile, type ScriptedRule } from './models/scripted-rules.js';
 import { builtInPlugins } from './plugins/index.js';
-import { createOracleApp } from './runtime/create-oracle-app.js';
+import { createOracleApp } from './create-oracle-app.js';
 import { parseFeatureList } from './runtime/features.js';
 import type { OraclePlugin } from './runtime/plugin.js';
 

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ModelRequest } from '../../server/oracle/models/model.js';
-import type { FrontendBridge } from '../../server/oracle/runtime/frontend-bridge.js';
+import type { FrontendBridge } from '../../server/oracle/socket/frontend-bridge.js';
 import { MAX_STEPS, runTurn } from '../../server/oracle/runtime/turn-loop.js';
 import type { Logger } from '../../server/logger.js';
 

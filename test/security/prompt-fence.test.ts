@@ -11,7 +11,7 @@ import {
   fence,
   FENCE_TAG,
   unfence,
-} from '../../server/oracle/runtime/prompt-fence.js';
+} from '../../server/oracle/models/prompt-fence.js';
 import { compileSystemPrompt } from '../../server/oracle/runtime/prompt.js';
 import { newUser, oracleApi } from '../oracle/helpers/oracle-client.js';
 import { startOracleApp, type OracleApp } from '../oracle/helpers/oracle-app.js';

@@ -8,6 +8,7 @@ import { AuthError } from '../auth/auth-error.js';
 import type { AuthContext } from '../auth/authenticate.js';
 import { LIFETIME_SKEW_SECONDS, type TokenVerifier } from '../auth/token-verifier.js';
 import type { OracleIdentity } from '../identity.js';
+import type { TurnGuard } from '../runtime/plugin.js';
 import type { ModelRegistry } from '../models/registry.js';
 import { whenAnswered } from '../runs/abort-handshake.js';
 import type { RunManager } from '../runs/run-manager.js';
@@ -22,14 +23,6 @@ import { toChatSession, type SessionStore } from '../store/sessions.js';
 import { openEventStream } from './event-stream.js';
 import { notFound, OracleHttpError, roomNotFound, runNotFound } from '../oracle-http-error.js';
 import { oracleErrorHandler } from './oracle-error.js';
-
-/** A check run before a turn is accepted (e.g. the credits plugin's balance); throws an OracleHttpError to refuse. */
-export type TurnGuard = (turn: {
-  userDid: string;
-  sessionId: string;
-  requestId: string;
-  model: string;
-}) => Promise<void>;
 
 /** What the routes of the agent service work with. */
 export interface OracleServices {

@@ -7,7 +7,7 @@
  * It also reads the preferences the prompt carries, so its answers follow them.
  */
 
-import { unfence } from '../runtime/prompt-fence.js';
+import { unfence } from './prompt-fence.js';
 
 /** Language names the scripted model understands, with their BCP 47 tags. */
 const LANGUAGES: Record<string, string> = {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { unfence } from '../runtime/prompt-fence.js';
+import { unfence } from './prompt-fence.js';
 import type { ModelMessage, ModelTool, ModelToolCall } from './model.js';
 import {
   greeting,

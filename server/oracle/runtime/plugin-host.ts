@@ -5,11 +5,10 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
 import type { TxQueryClient } from '../../chain-node/tx-query-client.js';
 import type { Logger } from '../../logger.js';
-import type { TurnGuard } from '../http/router.js';
 import type { OracleIdentity } from '../identity.js';
 import type { ChatModel } from '../models/model.js';
 import { resolvePlugins, type Features, type PluginDecision } from './features.js';
-import type { OraclePlugin, PluginContext } from './plugin.js';
+import type { OraclePlugin, PluginContext, TurnGuard } from './plugin.js';
 import { subAgentTool } from './sub-agents.js';
 import { defineTool, type ServerTool } from './tools.js';
 

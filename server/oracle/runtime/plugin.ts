@@ -6,10 +6,17 @@ import type { ConfigSection } from '../../config-section.js';
 import type { Db } from '../../db/index.js';
 import type { TxQueryClient } from '../../chain-node/tx-query-client.js';
 import type { Logger } from '../../logger.js';
-import type { TurnGuard } from '../http/router.js';
 import type { OracleIdentity } from '../identity.js';
 import type { PromptSection } from './prompt.js';
 import type { ServerTool } from './tools.js';
+
+/** A check run before a turn is accepted (e.g. the credits plugin's balance); throws an OracleHttpError to refuse. */
+export type TurnGuard = (turn: {
+  userDid: string;
+  sessionId: string;
+  requestId: string;
+  model: string;
+}) => Promise<void>;
 
 /** Categories of plugins (the plugin-runtime proposal's list). */
 export const PLUGIN_CATEGORIES = [

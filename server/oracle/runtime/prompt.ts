@@ -1,5 +1,5 @@
 import { isTimeZone } from '../../../contracts/oracle.js';
-import { fence, FENCE_RULE } from './prompt-fence.js';
+import { fence, FENCE_RULE } from '../models/prompt-fence.js';
 
 /** A section of the system prompt, contributed by the runtime or a plugin. */
 export interface PromptSection {

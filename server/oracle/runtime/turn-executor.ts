@@ -7,7 +7,7 @@ import type { OracleSockets } from '../socket/socket-server.js';
 import { THREAD_WINDOW, type MessageStore } from '../store/messages.js';
 import type { SessionStore } from '../store/sessions.js';
 import type { PluginDecision } from './features.js';
-import type { FrontendBridge } from './frontend-bridge.js';
+import type { FrontendBridge } from '../socket/frontend-bridge.js';
 import type { PluginContext, TurnContext } from './plugin.js';
 import { compileSystemPrompt, type PromptSection } from './prompt.js';
 import type { ServerTool } from './tools.js';

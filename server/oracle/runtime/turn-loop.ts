@@ -7,7 +7,7 @@ import type { BrowserToolSpec, MessageDto, StoredToolCall } from '../../../contr
 import type { TurnOutcome, TurnRequest } from '../runs/turn.js';
 import type { Logger } from '../../logger.js';
 import type { ChatModel, ModelMessage, ModelTool, ModelToolCall } from '../models/model.js';
-import type { FrontendBridge } from './frontend-bridge.js';
+import type { FrontendBridge } from '../socket/frontend-bridge.js';
 import { toolOutputText, type ServerTool, type ToolContext } from './tools.js';
 import { formatZodIssues } from '../../http/zod-issues.js';
 

@@ -15,7 +15,7 @@ import { API_SECURITY_HEADERS } from '../../security-headers.js';
 import { AuthError } from '../auth/auth-error.js';
 import { authenticate } from '../auth/authenticate.js';
 import type { TokenVerifier } from '../auth/token-verifier.js';
-import type { FrontendBridge, FrontendCall } from '../runtime/frontend-bridge.js';
+import type { FrontendBridge, FrontendCall } from './frontend-bridge.js';
 import type { RoomStore } from '../store/rooms.js';
 import type { SessionStore } from '../store/sessions.js';
 

@@ -9,7 +9,7 @@ import { AuthError } from '../../auth/auth-error.js';
 import { oracleErrorHandler } from '../../http/oracle-error.js';
 import { roomNotFound } from '../../oracle-http-error.js';
 import { definePlugin, type OraclePlugin, type PluginManifest } from '../../runtime/plugin.js';
-import { fence } from '../../runtime/prompt-fence.js';
+import { fence } from '../../models/prompt-fence.js';
 import { defineTool } from '../../runtime/tools.js';
 import { RoomStore } from '../../store/rooms.js';
 import { roomKey, PreferencesStore, splitInstructions } from './store.js';
@@ -40,7 +40,7 @@ export const SET_USER_PREFERENCES_DESCRIPTION = [
 /**
  * How the prompt shows the preferences (the scripted model reads these labels too), one line per field. What
  * the user wrote in their own words (agent name, tone, each custom instruction) enters through the one fence
- * (runtime/prompt-fence.ts), as the user's preferences about style, never as rules of the system; the fields
+ * (models/prompt-fence.ts), as the user's preferences about style, never as rules of the system; the fields
  * the contract holds to a closed set (language tag, length, format, formality) enter as they are.
  */
 export function describePreferences(p: UserPreferences): string {
