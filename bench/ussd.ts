@@ -100,7 +100,7 @@ async function runGatewayWithoutDb(): Promise<void> {
     DATABASE_URL: 'postgres://unused.invalid/bench',
     PIN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     USSD_RATE_LIMIT_PER_MINUTE: '1000000000',
-    // The load comes from loopback, as over an aggregator's private link (README "Behind an aggregator").
+    // The load comes from loopback, as over an aggregator's private link (docs/ussd-gateway.md).
     USSD_AGGREGATOR_AUTH: 'network',
   });
   const db = await openDb({ kind: 'pglite' }); // for /health only; the engine double never queries it

@@ -12,7 +12,7 @@ import { finishAt, nextInput, type WalkGoal, type WalkValues } from './lib/ussd-
 // aggregator's secret.
 readDotEnv();
 const DEFAULT_URL = process.env['PUBLIC_BASE_URL'] || `http://localhost:${process.env['PORT'] || '3000'}`;
-/** Sent as the aggregator sends it (README "Behind an aggregator"), when the server wants one. */
+/** Sent as the aggregator sends it (docs/ussd-gateway.md, "Who may call it"), when the server wants one. */
 const AGGREGATOR_SECRET = process.env['USSD_AGGREGATOR_SECRET'] || undefined;
 const NEW_ACCOUNT = { name: 'Simulator User', pin: '13579' };
 

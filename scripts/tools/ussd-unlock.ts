@@ -2,9 +2,9 @@ import { parseUnlockArgs, UNLOCK_USAGE, unlockCustomer } from './lib/ussd-unlock
 
 /**
  * `npm run ussd:unlock -- C7K2M9Q4X [--operator alice]`: lifts a PIN lock (operator action, audit-logged) on
- * the database of the server's configuration (`.env` read as `npm start` reads it). Exit codes (README
- * "Lockout"): 0 unlocked or nothing to do, 1 no such customer, 2 usage error, 3 it could not work (the
- * configuration is refused, the database cannot be reached or is not migrated).
+ * the database of the server's configuration (`.env` read as `npm start` reads it). Exit codes
+ * (docs/ussd-gateway.md): 0 unlocked or nothing to do, 1 no such customer, 2 usage error, 3 it could not
+ * work (the configuration is refused, the database cannot be reached or is not migrated).
  */
 const args = parseUnlockArgs(process.argv.slice(2), process.env['USER'] ?? 'operator');
 if ('error' in args) {

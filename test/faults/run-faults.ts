@@ -297,7 +297,7 @@ async function ussdFaults(log: NodeJS.WritableStream, logPath: string): Promise<
       PIN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       ENABLED_PARTS: 'ussd',
       USSD_RATE_LIMIT_PER_MINUTE: '0',
-      // The load comes from loopback, as over an aggregator's private link (README "Behind an aggregator").
+      // The load comes from loopback, as over an aggregator's private link (docs/ussd-gateway.md).
       USSD_AGGREGATOR_AUTH: 'network',
       LOG_LEVEL: 'warn',
       DRAIN_TIMEOUT_MS: String(DRAIN_TIMEOUT_MS),

@@ -12,7 +12,7 @@ import { loadPinKeyring } from '../../server/ussd/crypto/pin-keys.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../helpers/db.js';
 import { TEST_ENV, TEST_SCRYPT_LOG2N } from '../helpers/env.js';
 
-// The operator's unlock procedure (README "Unlocking an account"): `npm run ussd:unlock -- <customerId>`, on
+// The operator's unlock procedure (docs/ussd-gateway.md): `npm run ussd:unlock -- <customerId>`, on
 // a database of its own that the tool opens from its environment (PostgreSQL in CI, PGlite on disk here).
 const run = promisify(execFile);
 let database: ThrowawayDatabase;

@@ -26,7 +26,7 @@ const UNLIMITED = 2 ** 31;
 /** What a refusal for too many turns in flight tells the client to wait: a turn usually ends within seconds. */
 export const RUNS_RETRY_AFTER_SECONDS = 2;
 
-/** The per-user limits of the agent service (README "Limits"), checked before a turn writes anything. */
+/** The per-user limits of the agent service (docs/agent-api.md), checked before a turn writes anything. */
 export interface TurnLimits {
   /** Refuses a message over ORACLE_MESSAGE_MAX_CHARS (413 `payload_too_large`). */
   checkMessage(message: string): void;

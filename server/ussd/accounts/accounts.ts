@@ -58,6 +58,6 @@ export interface AccountService {
   setLanguage(customerId: string, language: LanguageCode): Promise<void>;
   /** Upserts the phone's first/last seen and visit count at the start of a session. */
   recordPhoneVisit(phoneNumber: string): Promise<void>;
-  /** Lifts a lock (operator action, see README "Unlocking an account"). Audit-logged. */
+  /** Lifts a lock (operator action, see docs/ussd-gateway.md, "Unlocking an account"). Audit-logged. */
   unlock(customerId: string, operator: string): Promise<boolean>;
 }

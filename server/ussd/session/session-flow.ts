@@ -50,7 +50,7 @@ export interface SessionFlow {
  *
  * No outcome the user never learns about: a store failure before the engine ran, or after a step that
  * committed nothing, is the unavailable reply (nothing happened). After a step that committed a change,
- * the reply is delivered whatever the store does (README "Committed changes and store failures").
+ * the reply is delivered whatever the store does (docs/ussd-gateway.md).
  */
 export function createSessionFlow(deps: SessionFlowDeps): SessionFlow {
   const { engine, sessions, ended, ttlSeconds } = deps;
