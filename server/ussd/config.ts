@@ -96,7 +96,7 @@ export const ussdConfig: ConfigSection<typeof schema, UssdConfig & PlatformFacts
         config.USSD_AGGREGATOR_ALLOWLIST.length === 0 &&
         config.USSD_AGGREGATOR_SECRET === undefined &&
         config.USSD_AGGREGATOR_AUTH === undefined
-          ? 'USSD_AGGREGATOR_ALLOWLIST, USSD_AGGREGATOR_SECRET or USSD_AGGREGATOR_AUTH=network (who may call POST /api/ussd: the aggregator\'s addresses, its shared secret, or a network that lets only the aggregator reach the route; README "Behind an aggregator")'
+          ? 'USSD_AGGREGATOR_ALLOWLIST, USSD_AGGREGATOR_SECRET or USSD_AGGREGATOR_AUTH=network (who may call POST /api/ussd: the aggregator\'s addresses, its shared secret, or a network that lets only the aggregator reach the route; docs/ussd-gateway.md, "Who may call it")'
           : undefined,
     },
     weakSecretRule('USSD_AGGREGATOR_SECRET'),

@@ -36,7 +36,7 @@ function refusal(env: Record<string, string | undefined>): string {
 
 const REFUSING = 'Refusing to start in production without:\n  ';
 const AGGREGATOR_LINE =
-  'USSD_AGGREGATOR_ALLOWLIST, USSD_AGGREGATOR_SECRET or USSD_AGGREGATOR_AUTH=network (who may call POST /api/ussd: the aggregator\'s addresses, its shared secret, or a network that lets only the aggregator reach the route; README "Behind an aggregator")';
+  'USSD_AGGREGATOR_ALLOWLIST, USSD_AGGREGATOR_SECRET or USSD_AGGREGATOR_AUTH=network (who may call POST /api/ussd: the aggregator\'s addresses, its shared secret, or a network that lets only the aggregator reach the route; docs/ussd-gateway.md, "Who may call it")';
 const CORS_LINE =
   'ORACLE_CORS_ORIGINS other than * (the origins of the web apps that call the oracle, e.g. https://app.example.org)';
 const weak = (name: string, why: string): string =>
