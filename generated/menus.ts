@@ -99,6 +99,7 @@ export type Placeholder =
   | 'attemptsLeft'
   | 'customerId'
   | 'email'
+  | 'fullName'
   | 'language'
   | 'maxLength'
   | 'name'
@@ -969,6 +970,7 @@ export const menuTree: MenuTree = {
     "attemptsLeft": 1,
     "customerId": 9,
     "email": 60,
+    "fullName": 60,
     "language": 9,
     "maxLength": 3,
     "name": 60,

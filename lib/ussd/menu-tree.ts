@@ -52,6 +52,10 @@ export interface CompiledInput {
   readonly validate?: string;
   /** The longest answer `validate: text` accepts, in characters. */
   readonly maxLength?: number;
+  /** A regular expression (`u` flag) the whole answer of `validate: text` must match. */
+  readonly pattern?: string;
+  /** The notice shown for an answer that does not match `pattern`. */
+  readonly patternNotice?: string;
   /** Shows `00. Skip`; skipping gives the action no value. */
   readonly optional: boolean;
   /** Kept only as a salted hash, to compare a confirmation with. */
@@ -90,7 +94,7 @@ export interface MenuTree {
   readonly defaultLanguage: string;
   /** Language code → the language's own name. */
   readonly languages: Readonly<Record<string, string>>;
-  /** Placeholder → longest value; longer values are cut to it. */
+  /** Placeholder or saved answer → its longest value; longer values are cut to it. */
   readonly placeholders: Readonly<Record<string, number>>;
   /** Validator → the notice shown for each way the value can fail. */
   readonly validators: Readonly<Record<string, readonly string[]>>;

@@ -100,7 +100,9 @@ export async function checkHandlers(
 
   const written: string[] = [];
   if (registry.writeStubs && missing.size > 0) {
-    for (const [name, usesOf] of missing) written.push(...(await writeStub(registry.dir, name, usesOf)));
+    const sets = (action: string): readonly string[] => model.actions.get(action)?.value.sets ?? [];
+    for (const [name, usesOf] of missing)
+      written.push(...(await writeStub(registry.dir, name, usesOf, sets)));
     written.push(await register(indexFile, [...missing.keys()]));
     missing.clear();
   }
@@ -133,23 +135,31 @@ async function exists(file: string): Promise<boolean> {
   );
 }
 
-async function writeStub(dir: string, name: string, uses: readonly ActionUse[]): Promise<string[]> {
+async function writeStub(
+  dir: string,
+  name: string,
+  uses: readonly ActionUse[],
+  sets_: (action: string) => readonly string[],
+): Promise<string[]> {
   const file = path.join(dir, `${kebab(name)}.ts`);
   if (await exists(file)) return []; // a handler written but not registered: registering it is enough
   const targets = [...new Set(uses.flatMap((u) => u.targets))].sort();
   const places = uses.map((u) => placeOf(u.loc)).join(', ');
   const first = targets[0] ?? '';
+  const sets = sets_(name);
+  const params = sets.length === 0 ? '' : `, params: { ${sets.map((p) => `${p}: ''`).join(', ')} }`;
   const text = `import type { ActionTargets } from '../../../generated/menus.js';
 import type { ActionHandler } from '../engine/action-types.js';
 
 /**
  * ${name}: named in ${places}.
- * It may lead to ${targets.map((t) => `'${t}'`).join(', ')} (its \`next:\` list), with a notice and placeholder values.
- * TODO: write what it does. \`ctx.input\` is the value typed (or the option's \`value:\`), \`ctx.form(...)\` what
- * earlier inputs saved, \`ctx.accounts\` the accounts; \`{ retry: 'someNotice' }\` stays on the screen.
+ * It may lead to ${targets.map((t) => `'${t}'`).join(', ')} (its \`next:\` list). Write what it does (docs/menus.md,
+ * "Actions"): \`ctx.input\` is the answer typed (or the option's \`value:\`), \`ctx.form('name')\` an answer saved
+ * earlier, \`ctx.accounts\` the accounts. Return \`{ next, params }\` to go on (params fill what \`actions:\`
+ * says it sets), with \`notice\` to show one there, or \`{ retry: 'someNotice' }\` to stay on the screen.
  */
 export const ${name}: ActionHandler<ActionTargets['${name}']> = (_ctx) => {
-  return Promise.resolve({ next: '${first}' });
+  return Promise.resolve({ next: '${first}'${params} });
 };
 `;
   await writeFile(file, await formatted(file, text));

@@ -1,5 +1,5 @@
 import type { MenuModel } from './load-model.js';
-import type { MenuErrors } from './menu-errors.js';
+import { optionName, type MenuErrors } from './menu-errors.js';
 import { keyProblem, writtenKey } from './option-keys.js';
 
 /** Option keys are numbers, unique on their screen, and none is a navigation key (0, 00, 98, *). */
@@ -13,7 +13,7 @@ export function checkOptionKeys(model: MenuModel, errors: MenuErrors): void {
       const problem = keyProblem(key);
       if (problem) errors.at(keyLoc, problem);
       const first = seen.get(key);
-      if (first !== undefined) errors.at(keyLoc, `key "${key}" is used twice (also options[${first}])`);
+      if (first !== undefined) errors.at(keyLoc, `key "${key}" is used twice (also ${optionName(first)})`);
       else seen.set(key, i);
     });
   }

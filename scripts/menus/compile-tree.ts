@@ -15,6 +15,7 @@ import {
 } from './plan-pages.js';
 import { NOTICE_MAX, screenBudget } from './screen-budget.js';
 import { compareCodeUnits } from '../../lib/code-unit-order.js';
+import { placeholderLengths } from './saved-answers.js';
 import { VALIDATORS } from './validators.js';
 
 /** What the generated file is made of: the tree, and the names its types are built from. */
@@ -110,6 +111,8 @@ export function compileTree(model: MenuModel, errors: MenuErrors): CompiledMenus
           prompt: node.prompt,
           validate: node.validate,
           maxLength: node.maxLength,
+          pattern: node.pattern,
+          patternNotice: node.patternNotice,
           optional: node.optional,
           secret: node.secret,
           save: node.save,
@@ -137,7 +140,7 @@ export function compileTree(model: MenuModel, errors: MenuErrors): CompiledMenus
       start: START,
       defaultLanguage: model.languages[0] ?? '',
       languages: model.languageNames,
-      placeholders: Object.fromEntries([...model.placeholders].map(([k, v]) => [k, v.value])),
+      placeholders: Object.fromEntries(placeholderLengths(model)),
       validators: VALIDATORS,
       system: model.system.value,
       notices: Object.fromEntries([...model.notices].map(([k, v]) => [k, v.value])),
@@ -146,7 +149,7 @@ export function compileTree(model: MenuModel, errors: MenuErrors): CompiledMenus
     nodeIds: [...model.nodes.keys()].sort(),
     languages: [...model.languages].sort(),
     notices: [...model.notices.keys()].sort(),
-    placeholders: [...model.placeholders.keys()].sort(),
+    placeholders: [...placeholderLengths(model).keys()].sort(),
     formFields: [...formFields].sort(),
     actions: new Map(
       [...actions].sort(([a], [b]) => compareCodeUnits(a, b)).map(([k, v]) => [k, [...v].sort()]),

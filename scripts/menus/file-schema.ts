@@ -41,11 +41,25 @@ function translated(languages: readonly string[]): z.ZodType<Record<string, stri
 export const NODE_FIELDS = {
   menu: ['type', 'title', 'options', 'back'],
   info: ['type', 'text', 'back'],
-  input: ['type', 'prompt', 'validate', 'maxLength', 'optional', 'secret', 'save', 'action', 'next', 'back'],
+  input: [
+    'type',
+    'prompt',
+    'validate',
+    'maxLength',
+    'pattern',
+    'patternNotice',
+    'optional',
+    'secret',
+    'save',
+    'action',
+    'next',
+    'back',
+  ],
   action: ['type', 'action', 'next'],
   end: ['type', 'text'],
   option: ['key', 'label', 'next', 'action', 'value', 'when'],
-  file: ['languages', 'placeholders', 'system', 'notices', 'nodes'],
+  file: ['languages', 'placeholders', 'system', 'notices', 'actions', 'nodes'],
+  actionDeclaration: ['sets'],
 } as const;
 
 /** The node types, as `type:` names them. */
@@ -56,7 +70,7 @@ export const TEXT_MAX_LENGTH = 160;
 
 function buildNodeSchema(languages: readonly string[]) {
   const text = translated(languages);
-  const targets = z.union([name, z.array(name).min(1)], {
+  const targets = z.union([name, z.array(name).min(1, 'name at least one node')], {
     errorMap: () => ({ message: 'next is a node id, or (after an action) a list of node ids' }),
   });
   const back = z.union([z.literal(false), name], {
@@ -79,7 +93,7 @@ function buildNodeSchema(languages: readonly string[]) {
         .object({
           type: z.literal('menu'),
           title: text,
-          options: z.array(option).min(1),
+          options: z.array(option).min(1, 'a menu needs at least one option'),
           back: back.optional(),
         })
         .strict(),
@@ -90,11 +104,15 @@ function buildNodeSchema(languages: readonly string[]) {
           prompt: text,
           validate: z.enum(VALIDATOR_NAMES).optional(),
           maxLength: z
-            .number({ invalid_type_error: 'maxLength is a number of characters' })
-            .int()
-            .min(1)
-            .max(TEXT_MAX_LENGTH)
+            .number({ invalid_type_error: `a number of characters, from 1 to ${TEXT_MAX_LENGTH}` })
+            .int(`a whole number of characters, from 1 to ${TEXT_MAX_LENGTH}`)
+            .min(1, `at least 1 character (from 1 to ${TEXT_MAX_LENGTH})`)
+            .max(TEXT_MAX_LENGTH, `at most ${TEXT_MAX_LENGTH} characters (from 1 to ${TEXT_MAX_LENGTH})`)
             .optional(),
+          pattern: z
+            .string({ invalid_type_error: "a regular expression in quotes, like '[A-Za-z ]+'" })
+            .optional(),
+          patternNotice: name.optional(),
           optional: z.boolean().default(false),
           secret: z.boolean().default(false),
           save: name.optional(),
@@ -120,7 +138,21 @@ function buildSchema(languages: readonly string[]) {
         placeholders: z
           .record(
             name,
-            z.number({ invalid_type_error: 'give the longest length, a number' }).int().min(1).max(182),
+            z
+              .number({ invalid_type_error: 'give the longest length, a number from 1 to 182' })
+              .int('a whole number of characters, from 1 to 182')
+              .min(1, 'at least 1 character (from 1 to 182)')
+              .max(182, 'at most 182 characters, the length of a whole reply (from 1 to 182)'),
+          )
+          .optional(),
+        actions: z
+          .record(
+            name,
+            z
+              .object({
+                sets: z.array(name, { invalid_type_error: 'a list of placeholders, like [name, email]' }),
+              })
+              .strict(),
           )
           .optional(),
         system: z
@@ -158,3 +190,4 @@ export function menuSchemas(languages: readonly string[]): MenuSchemas {
 export type ParsedOption = Extract<ParsedNode, { type: 'menu' }>['options'][number];
 export type Translated = Record<string, string>;
 export type SystemTexts = NonNullable<MenuFile['system']>;
+export type ActionDeclaration = NonNullable<MenuFile['actions']>[string];

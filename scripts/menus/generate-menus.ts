@@ -1,6 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { checkHandlers, type HandlerRegistry } from './check-handlers.js';
+import { actionUses, checkHandlers, type HandlerRegistry } from './check-handlers.js';
+import { checkPatterns } from './check-patterns.js';
+import { checkActionDeclarations, checkPlaceholderWays } from './check-placeholder-ways.js';
 import { checkOptionKeys } from './check-option-keys.js';
 import { checkPlaceholders } from './check-placeholders.js';
 import { checkReachable } from './check-reachable.js';
@@ -13,6 +15,7 @@ import { loadModel } from './load-model.js';
 import { MenuErrors } from './menu-errors.js';
 import { repoPath } from '../lib/repo-root.js';
 import type { GeneratorStep } from '../lib/step.js';
+import type { MenuTree } from '../../lib/ussd/menu-tree.js';
 import { readSourceFiles } from './source-files.js';
 
 /** Where the menus come from (relative to the repository root, or absolute) and where the tree goes. */
@@ -25,9 +28,10 @@ export interface GenerateMenusOptions {
   map?: boolean;
 }
 
-/** What a run wrote outside `outDir`: the handler stubs of `handlers.writeStubs`. */
+/** What a run wrote outside `outDir` (the handler stubs of `handlers.writeStubs`), and the tree it compiled. */
 export interface GenerateMenusResult {
   stubs: string[];
+  tree: MenuTree;
 }
 
 /** `menus/*.yaml` → `generated/menus.ts` and the menu map, with the handlers in server/ussd/actions checked. */
@@ -72,6 +76,9 @@ export async function generateMenus(opts: GenerateMenusOptions): Promise<Generat
   const referenceProblems = errors.causes;
   checkOptionKeys(model, errors);
   checkPlaceholders(model, errors);
+  checkPatterns(model, errors);
+  checkActionDeclarations(model, errors, new Set(actionUses(model).map((u) => u.name)));
+  checkPlaceholderWays(model, errors);
   const stubs = opts.handlers ? await checkHandlers(model, opts.handlers, errors) : [];
   checkReachable(model, errors);
   const compiled: CompiledMenus = compileTree(model, errors);
@@ -98,5 +105,5 @@ export async function generateMenus(opts: GenerateMenusOptions): Promise<Generat
       emitMenuMapMarkdown(compiled.tree, sources, GENERATOR),
     );
   }
-  return { stubs };
+  return { stubs, tree: compiled.tree };
 }

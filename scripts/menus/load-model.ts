@@ -1,5 +1,6 @@
 import type { ZodIssue } from 'zod';
 import {
+  type ActionDeclaration,
   LanguagesSection,
   menuSchemas,
   NODE_FIELDS,
@@ -14,6 +15,7 @@ import { isScalar } from 'yaml';
 import { nodeAt, type Location, type YamlPath } from './locate.js';
 import { describePath, type MenuErrors } from './menu-errors.js';
 import type { SourceFile } from './source-files.js';
+import { syntaxProblem } from './yaml-syntax.js';
 
 /** A validated value and where it was written. */
 export interface Located<T> {
@@ -29,6 +31,8 @@ export interface MenuModel {
   placeholders: Map<string, Located<number>>;
   system: Located<SystemTexts>;
   notices: Map<string, Located<Translated>>;
+  /** What each action declares (`actions:`): the placeholders it can fill on the screen it leads to. */
+  actions: Map<string, Located<ActionDeclaration>>;
   nodes: Map<string, Located<ParsedNode>>;
   /**
    * Nodes (and notices) that are declared but could not be read (their problems are reported): other
@@ -40,7 +44,7 @@ export interface MenuModel {
   incomplete: Located<unknown> | undefined;
 }
 
-type Section = 'placeholders' | 'notices' | 'nodes';
+type Section = 'placeholders' | 'notices' | 'actions' | 'nodes';
 
 /**
  * Validates every file and merges them, each node and notice on its own: a node that cannot be read is
@@ -51,10 +55,8 @@ type Section = 'placeholders' | 'notices' | 'nodes';
 export function loadModel(files: readonly SourceFile[], errors: MenuErrors): MenuModel | undefined {
   const before = errors.count;
   for (const file of files) {
-    for (const e of file.doc.errors) {
-      const message = (e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
-      errors.atLine(file.name, e.linePos?.[0].line ?? 0, `YAML: ${message}`);
-    }
+    const problem = syntaxProblem(file);
+    if (problem) errors.atLine(file.name, problem.line, problem.message);
   }
   if (errors.count > before) return undefined;
 
@@ -69,17 +71,32 @@ export function loadModel(files: readonly SourceFile[], errors: MenuErrors): Men
     placeholders: new Map(),
     system: undefined,
     notices: new Map(),
+    actions: new Map(),
     nodes: new Map(),
     broken: new Map(),
     brokenNotices: new Set(),
     incomplete: undefined,
   };
   for (const { file, data } of raw) {
-    const result = schemas.file(data);
+    let result = schemas.file(data);
     if (!result.success) {
-      for (const issue of result.error.issues) reportIssue(file, issue, errors, NODE_FIELDS.file);
+      for (const issue of result.error.issues)
+        reportIssue(
+          file,
+          issue,
+          errors,
+          issue.path[0] === 'actions' ? NODE_FIELDS.actionDeclaration : NODE_FIELDS.file,
+        );
       model.incomplete ??= { value: data, loc: { file, path: [] } };
-      continue;
+      // The sections that are right are still read, so one wrong section hides nothing else.
+      const wrong = new Set(result.error.issues.map((i) => i.path[0]));
+      const rest = Object.fromEntries(
+        Object.entries(isRecord(data) ? data : {}).filter(
+          ([key]) => !wrong.has(key) && (NODE_FIELDS.file as readonly string[]).includes(key),
+        ),
+      );
+      result = schemas.file(rest);
+      if (!result.success) continue;
     }
     const content = result.data;
     if (content.system) {
@@ -91,6 +108,7 @@ export function loadModel(files: readonly SourceFile[], errors: MenuErrors): Men
       else model.system = { value: content.system, loc: { file, path: ['system'] } };
     }
     merge(model.placeholders, 'placeholders', content.placeholders, file, errors);
+    merge(model.actions, 'actions', content.actions, file, errors);
     for (const [key, value] of Object.entries(content.notices ?? {})) {
       const notice = schemas.notice(value);
       if (notice.success) merge(model.notices, 'notices', { [key]: notice.data }, file, errors);
@@ -120,6 +138,10 @@ export function loadModel(files: readonly SourceFile[], errors: MenuErrors): Men
   if (!model.system) errors.general(files[0]?.name ?? 'menus', 'no file declares the "system" texts');
   if (!model.system) return undefined;
   return { ...model, system: model.system };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The fields allowed where an issue's path points inside a node (for "did you mean" on an unknown one). */

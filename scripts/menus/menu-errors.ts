@@ -14,12 +14,13 @@ const SECTION_SUBJECT: Record<string, string> = {
   nodes: 'node',
   notices: 'notice',
   placeholders: 'placeholder',
+  actions: 'action',
   system: 'system text',
 };
 
 /**
  * `node "pinEntry"`, `notice "pinWeak"`, … for the first two steps of a path; the rest of the path, if any,
- * as a field name like `options[1].label`.
+ * as a field name like `option 2, label` (see fieldName).
  */
 export function describePath(path: YamlPath): { subject: string | undefined; field: string } {
   const [section, name, ...rest] = path;
@@ -30,11 +31,34 @@ export function describePath(path: YamlPath): { subject: string | undefined; fie
   return { subject: undefined, field: fieldName(path) };
 }
 
+/**
+ * A path as an author counts: `options[2].label.en` is `option 3, label.en` (positions from 1, as the
+ * options are seen on the screen), `next[0]` is `next (item 1)`.
+ */
 function fieldName(path: YamlPath): string {
-  return path.reduce<string>(
-    (out, step) => (typeof step === 'number' ? `${out}[${step}]` : out ? `${out}.${step}` : step),
-    '',
-  );
+  let out = '';
+  for (const [i, step] of path.entries()) {
+    if (typeof step === 'number') continue;
+    const index = path[i + 1];
+    const piece =
+      typeof index !== 'number'
+        ? step
+        : step === 'options'
+          ? `option ${index + 1}`
+          : `${step} (item ${index + 1})`;
+    out =
+      out === ''
+        ? piece
+        : /^option \d+$/.test(out.split(', ').at(-1) ?? '')
+          ? `${out}, ${piece}`
+          : `${out}.${piece}`;
+  }
+  return out;
+}
+
+/** `option 3` for the option at index 2: positions count from 1 in every message. */
+export function optionName(index: number): string {
+  return `option ${index + 1}`;
 }
 
 /** Collects every problem, so one run reports them all; {@link MenuErrors.throwIfAny} ends the run. */

@@ -2,6 +2,7 @@ import { SCREEN_MAX, screenLength, type NavLabels } from '../../lib/ussd/screen-
 import type { Translated } from './file-schema.js';
 import type { MenuModel } from './load-model.js';
 import { worstCase } from './placeholders.js';
+import { placeholderLengths } from './saved-answers.js';
 
 /** The longest notice allowed; every `CON` screen keeps room for the longest one actually declared. */
 export const NOTICE_MAX = 60;
@@ -23,7 +24,7 @@ export interface ScreenBudget {
 
 /** The budget of one language: how long a screen may be once `CON ` and the longest notice are in front. */
 export function screenBudget(model: MenuModel, lang: string): ScreenBudget {
-  const maxLengths = new Map([...model.placeholders].map(([k, v]) => [k, v.value]));
+  const maxLengths = placeholderLengths(model);
   const worst = (text: Translated): string => worstCase(text[lang] ?? '', maxLengths);
   const notices = [model.system.value.invalidChoice, ...[...model.notices.values()].map((n) => n.value)];
   const noticeMax = Math.max(...notices.map((n) => screenLength(worst(n))));

@@ -8,6 +8,8 @@ import { REPO_ROOT, repoPath } from '../lib/repo-root.js';
 export interface SourceFile {
   /** Path relative to the repository root, with `/` separators (as printed in errors and headers). */
   name: string;
+  /** The file as written. */
+  text: string;
   doc: Document;
   lines: LineCounter;
 }
@@ -23,8 +25,9 @@ export async function readSourceFiles(dir: string): Promise<SourceFile[]> {
     entries.map(async (entry) => {
       const full = path.join(at, entry);
       const lines = new LineCounter();
-      const doc = parseDocument(await readFile(full, 'utf8'), { lineCounter: lines });
-      return { name: repoPath(full), doc, lines };
+      const text = await readFile(full, 'utf8');
+      const doc = parseDocument(text, { lineCounter: lines });
+      return { name: repoPath(full), text, doc, lines };
     }),
   );
 }

@@ -38,3 +38,15 @@ export const VALIDATOR_SHORTEST: Readonly<Record<ValidatorName, string>> = {
   customerId: 'C12345678',
   text: 'x',
 };
+
+/**
+ * The longest value each check accepts, in characters: the longest a saved answer (`save:`) can be when a
+ * later screen shows it as `{name}`. `text` is the input's own `maxLength:`.
+ */
+export const VALIDATOR_LONGEST: Readonly<Record<Exclude<ValidatorName, 'text'>, number>> = {
+  fullName: 60,
+  email: 60,
+  pin: 5,
+  newPin: 5,
+  customerId: 9,
+};

@@ -41,8 +41,13 @@ describe('generateMenus refuses wrong menus, naming file, node and line', () => 
       'error-no-start',
       'error-notice-too-long',
       'error-option-too-long',
+      'error-pattern-does-not-compile',
+      'error-pattern-unmatchable',
+      'error-placeholder-gap',
       'error-prompt-too-long',
+      'error-range',
       'error-reserved-key',
+      'error-secret-shown',
       'error-text-answer-too-long',
       'error-text-too-long',
       'error-text-without-max-length',
@@ -51,6 +56,10 @@ describe('generateMenus refuses wrong menus, naming file, node and line', () => 
       'error-unknown-next',
       'error-unreachable',
       'error-word-too-long',
+      'error-yaml-colon-in-text',
+      'error-yaml-indent',
+      'error-yaml-missing-colon',
+      'error-yaml-unclosed-quote',
     ]);
   });
 
@@ -67,7 +76,7 @@ describe('generateMenus refuses wrong menus, naming file, node and line', () => 
 
   it('collects every problem and reports them all, sorted by file and line', async () => {
     expect((await failure(path.join(FIXTURES, 'error-many'))).split('\n')).toEqual([
-      'test/fixtures/menus/error-many/main.yaml:9 node "preMenu": key "1" is used twice (also options[0])',
+      'test/fixtures/menus/error-many/main.yaml:9 node "preMenu": key "1" is used twice (also option 1)',
       'test/fixtures/menus/error-many/main.yaml:11 node "preMenu": next "nowhere" does not exist',
       'test/fixtures/menus/error-many/main.yaml:12 node "preMenu": key "0" is reserved for Back',
       'test/fixtures/menus/error-many/main.yaml:20 node "orphan": not reachable from preMenu',
@@ -81,7 +90,7 @@ describe('generateMenus refuses wrong menus, naming file, node and line', () => 
       'node "preMenu": next "nowhere" does not exist',
       'node "broken": text: missing translation "sw"',
       expect.stringMatching(
-        /^node "long": options\[0\]\.label\.en: a page with only this option is \d+ characters/,
+        /^node "long": option 1, label\.en: a page with only this option is \d+ characters/,
       ),
     ]);
   });
@@ -95,7 +104,7 @@ describe('generateMenus refuses wrong menus, naming file, node and line', () => 
     expect(message).toContain('unknown field "sav" (did you mean "save"?)');
     expect(message).toContain('(did you mean "info"?)');
     expect(message).toContain(
-      'placeholder {whoo} is not declared under placeholders: (with its longest length) (did you mean "who"?)',
+      'placeholder {whoo} is not declared under placeholders: (with its longest length), nor saved by an input (save: whoo) (did you mean "who"?)',
     );
   });
 
@@ -109,7 +118,7 @@ describe('generateMenus refuses wrong menus, naming file, node and line', () => 
     await writeFile(path.join(dir, 'b.yaml'), 'languages: [en\n');
     const lines = (await failure(dir)).split('\n');
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^.*\/a\.yaml:4 YAML: Map keys must be unique/);
+    expect(lines[0]).toMatch(/^.*\/a\.yaml:4 YAML: this field is written twice in the same place: keep one$/);
     expect(lines[1]).toMatch(/^.*\/b\.yaml:2 YAML: /);
   });
 

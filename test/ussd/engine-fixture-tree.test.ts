@@ -30,13 +30,13 @@ describe('USSD engine on another compiled tree (the golden fixture)', () => {
     const d = dialer();
     await d.send('');
     expect(await d.send('2')).toBe(
-      'CON Pick one, \n1. The first of many options\n2. The second of many options\n3. The third of many options\n98. More\n0. Back\n*. Exit',
+      'CON Pick one, dear visitor\n1. The first of many options\n2. The second of many options\n3. The third of many options\n98. More\n0. Back\n*. Exit',
     );
     expect(await d.send('2*98')).toBe(
-      'CON Pick one, \n4. The fourth of many options\n5. The fifth of many options\n6. The sixth of many options\n0. Back\n*. Exit',
+      'CON Pick one, dear visitor\n4. The fourth of many options\n5. The fifth of many options\n6. The sixth of many options\n0. Back\n*. Exit',
     );
     expect(await d.send('2*98*0')).toContain('\n1. The first of many options\n');
-    expect(await d.send('2*98*0*6')).toBe('END Done, .');
+    expect(await d.send('2*98*0*6')).toBe('END Done.');
     expect(d.session()).toBeUndefined();
   });
 

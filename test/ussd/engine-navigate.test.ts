@@ -62,11 +62,13 @@ describe('showScreen', () => {
       ],
     });
     expect(Object.keys(turn.cursor.params)).toEqual(['a']);
-    // An info screen keeps the form; a menu clears it and its secrets.
+    // An info screen keeps the saved answers; a menu forgets the secrets and keeps the answers for later
+    // screens; the top menu forgets them too.
     expect(turn.cursor.form).toEqual({ name: 'Amina' });
     showScreen(turn, 'knowMoreAccounts', {});
-    expect(turn.cursor.form).toEqual({});
-    expect(turn.cursor.secrets).toEqual({});
+    expect([turn.cursor.form, turn.cursor.secrets]).toEqual([{ name: 'Amina' }, {}]);
+    showScreen(turn, 'preMenu', {});
+    expect([turn.cursor.form, turn.cursor.secrets]).toEqual([{}, {}]);
   });
 
   it('to a screen already in the history: the history is rewound to just before it', () => {
@@ -138,7 +140,7 @@ describe('goBack', () => {
     });
     expect(goBack(turn)).toBe(true);
     expect(turn.cursor).toMatchObject({ node: 'preMenu', history: [] });
-    // Arriving at a menu forgets the form and its secrets (toMatchObject would accept any form here).
+    // Arriving at the top menu forgets the answers and secrets (toMatchObject would accept any form here).
     expect([turn.cursor.form, turn.cursor.secrets]).toEqual([{}, {}]);
   });
 
@@ -155,7 +157,8 @@ describe('goBack', () => {
       params: { name: 'Amina' },
       history: [{ node: 'preMenu', params: {} }],
     });
-    expect([turn.cursor.form, turn.cursor.secrets]).toEqual([{}, {}]);
+    // A menu other than the top one forgets the secrets and keeps the saved answers.
+    expect([turn.cursor.form, turn.cursor.secrets]).toEqual([{ name: 'Amina' }, {}]);
     // The target first in the history: rewound to nothing, its parameters kept.
     const first = turnAt('accountCreated', [{ node: 'accountMenu', params: { name: 'Juma' } }]);
     expect(goBack(first)).toBe(true);

@@ -130,7 +130,7 @@ describe('engine results', () => {
     const d = engineDialer({ tree, actions });
     await d.send('');
     const result = await d.engine.handle(request('2*6*1*1'), d.session());
-    expect(result.reply).toBe('END Done, .');
+    expect(result.reply).toBe('END Done.');
     expect(result.session).toBeUndefined();
     // What was never applied is masked like a typed value: it could have been a PIN meant for a later screen.
     expect(result.processedText).toBe('2*6*•*•');

@@ -23,7 +23,7 @@ export async function enter(turn: Turn, target: string, params: Params, depth = 
       return;
     case 'end': {
       const c = turn.cursor;
-      c.ended = fillTemplate(node.text[c.lang] ?? '', params, turn.tree.placeholders);
+      c.ended = fillTemplate(node.text[c.lang] ?? '', params, turn.tree.placeholders, c.form);
       c.node = target;
       return;
     }

@@ -11,7 +11,8 @@ export function canGoBack(cursor: Cursor, node: CompiledNode): boolean {
 /**
  * Shows `target` (a menu, info or input node). Going to a screen already in the history rewinds the
  * history to it (so a finished form does not leave its steps behind `0. Back`); the top menu clears it.
- * Arriving at a menu clears the form and its secrets.
+ * Arriving at a menu forgets the secrets; the saved answers are kept for later screens until the top
+ * menu (see {@link leaveForm}).
  */
 export function showScreen(
   turn: Turn,
@@ -27,7 +28,7 @@ export function showScreen(
   c.node = target;
   c.page = 0;
   c.params = definedOnly(params);
-  if (node.kind === 'menu') clearForm(c);
+  if (node.kind === 'menu') leaveForm(c, target === turn.tree.start);
 }
 
 /** `0. Back`: the node's fixed back target, or the previous screen. False when there is none. */
@@ -54,7 +55,7 @@ export function goBack(turn: Turn): boolean {
     c.params = entry.params;
   }
   c.page = 0;
-  if (nodeOf(turn.tree, c.node).kind === 'menu') clearForm(c);
+  if (nodeOf(turn.tree, c.node).kind === 'menu') leaveForm(c, c.node === turn.tree.start);
   return true;
 }
 
@@ -62,6 +63,16 @@ export function goBack(turn: Turn): boolean {
 export function clearForm(cursor: Cursor): void {
   cursor.form = {};
   cursor.secrets = {};
+}
+
+/**
+ * A menu ends a form: its secrets (a new PIN waiting for its confirmation) are forgotten. The saved
+ * answers stay for the later screens of the session (`{town}` after `save: town`) until the top menu,
+ * which forgets them too: the generator checks each way to a screen from there.
+ */
+function leaveForm(cursor: Cursor, top: boolean): void {
+  if (top) clearForm(cursor);
+  else if (Object.keys(cursor.secrets).length > 0) cursor.secrets = {};
 }
 
 function definedOnly(params: Readonly<Record<string, string | undefined>>): Record<string, string> {

@@ -15,10 +15,12 @@ import { nodeOf } from './turn.js';
 /** The reply for where the cursor is: `END <text>` when the session ended, else `CON [notice\n\n]<screen>`. */
 export function renderReply(tree: MenuTree, c: Cursor): { reply: UssdReply; message: string } {
   if (c.ended !== undefined) return { reply: `END ${c.ended}`, message: c.ended };
+  // A screen shows what its action gave it, else the answers saved so far; a notice only its own values.
   const text = (
     t: Translated | undefined,
     params: Readonly<Record<string, string | undefined>> = c.params,
-  ): string => fillTemplate(t?.[c.lang] ?? '', params, tree.placeholders);
+    saved: Readonly<Record<string, string>> | undefined = c.form,
+  ): string => fillTemplate(t?.[c.lang] ?? '', params, tree.placeholders, saved);
   const labels: NavLabels = {
     back: text(tree.system.back),
     more: text(tree.system.more),
@@ -44,7 +46,7 @@ export function renderReply(tree: MenuTree, c: Cursor): { reply: UssdReply; mess
       const pages = node.pages[c.lang] ?? [];
       c.page = Math.min(c.page, Math.max(pages.length - 1, 0));
       const more = c.page < pages.length - 1;
-      const page = fillTemplate(pages[c.page] ?? '', c.params, tree.placeholders);
+      const page = fillTemplate(pages[c.page] ?? '', c.params, tree.placeholders, c.form);
       screen = infoScreen({ text: page, more, back: back || c.page > 0 }, labels);
       break;
     }
@@ -62,6 +64,7 @@ export function renderReply(tree: MenuTree, c: Cursor): { reply: UssdReply; mess
       : text(
           notice.system ? tree.system[notice.key as keyof MenuTree['system']] : tree.notices[notice.key],
           notice.params,
+          undefined,
         );
   const message = withNotice(noticeText, screen);
   return { reply: `CON ${message}`, message };

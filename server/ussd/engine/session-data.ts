@@ -21,7 +21,7 @@ export const EngineData = z.object({
   params: Params,
   /** Screens `0. Back` returns to, oldest first. */
   history: z.array(z.object({ node: z.string(), params: Params })).max(MAX_HISTORY),
-  /** Values inputs saved for the next steps of a form (cleared on every menu). */
+  /** Answers inputs saved (`save:`), for actions and later screens (cleared at the top menu). */
   form: Params,
   /** Salted hashes of secret inputs waiting for confirmation (cleared on every menu). */
   secrets: Params,

@@ -96,7 +96,7 @@ async function inputStep(turn: Turn, node: CompiledInput, segment: string): Prom
   if (segment === NAV_KEYS.skip && node.optional) value = undefined;
   else if (node.validate === undefined) value = segment.trim();
   else {
-    const checked = runValidator(node.validate, segment, { maxLength: node.maxLength });
+    const checked = runValidator(node.validate, segment, node);
     if (!checked.ok) {
       c.notice = { key: checked.notice, system: false, params: checked.params ?? {} };
       return typed;

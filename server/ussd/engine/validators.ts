@@ -9,6 +9,10 @@ export type Checked<Notice extends string> =
 export interface CheckOptions {
   /** `maxLength:` of a `validate: text` input. */
   maxLength?: number | undefined;
+  /** `pattern:` of a `validate: text` input: the whole answer must match it. */
+  pattern?: string | undefined;
+  /** `patternNotice:`, shown for an answer that does not match `pattern`. */
+  patternNotice?: string | undefined;
 }
 
 const NAME_CHARS = /^[\p{L}\p{M}' ’-]+$/u;
@@ -57,8 +61,27 @@ export const validators: {
   },
 };
 
-/** Runs the check a compiled tree names; throws for a name this engine does not know. */
+/** A tree's patterns, compiled once each: `^(?:pattern)$` with the `u` flag, as the generator checked them. */
+const compiled = new Map<string, RegExp>();
+
+function wholeMatch(pattern: string): RegExp {
+  let re = compiled.get(pattern);
+  if (re === undefined) {
+    re = new RegExp(`^(?:${pattern})$`, 'u');
+    compiled.set(pattern, re);
+  }
+  return re;
+}
+
+/**
+ * Runs the check a compiled tree names, then the input's `pattern` on the value it accepted; throws for a
+ * name this engine does not know.
+ */
 export function runValidator(name: string, raw: string, options: CheckOptions = {}): Checked<string> {
   if (!(name in validators)) throw new Error(`unknown validator "${name}"`);
-  return validators[name as ValidatorName](raw, options);
+  const checked = validators[name as ValidatorName](raw, options);
+  const { pattern, patternNotice } = options;
+  if (!checked.ok || pattern === undefined || wholeMatch(pattern).test(checked.value)) return checked;
+  if (patternNotice === undefined) throw new Error('pattern needs patternNotice (the generator requires it)');
+  return { ok: false, notice: patternNotice };
 }
