@@ -258,7 +258,7 @@ describe('switched off (ORACLE_FEATURES=-user-preferences)', () => {
   });
 });
 
-describe('the phrasings the README promises for the scripted model', () => {
+describe('the phrasings docs/agent-api.md promises for the scripted model', () => {
   it.each([
     [
       'Please always reply tersely in Kiswahili and call yourself Juma',

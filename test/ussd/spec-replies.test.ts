@@ -6,7 +6,7 @@ import { ussdBody } from '../helpers/ussd-dialog.js';
 // telecom gateway and its users, not the constants that happen to hold them (a regression test for issue 26:
 // the expired-session reply turned into a CON in contracts/ussd.ts passed every test that imported it).
 
-describe('the USSD replies the spec and the README promise, as literal text', () => {
+describe('the USSD replies the spec and docs/ussd-gateway.md promise, as literal text', () => {
   it('invalid input: "END Invalid input. Please try again."', async () => {
     await using t = await startTestApp({ env: { ENABLED_PARTS: 'ussd', REDIS_URL: '' } });
     const r = await t.request
