@@ -6,6 +6,8 @@
  *   (anchors as GitHub makes them);
  * - a page names `npm run X` and X is not a script of the package.json it belongs to (the root's; for
  *   sdk/*.md the root's or the SDK's; `-w sdk` the SDK's);
+ * - a page of docs/ carries a date in prose outside what scripts write (figures and the day of their run are
+ *   written by the script that measured them, between markers; history lives in git);
  * - docs/spine.svg is not what docs/spine.yaml draws (`npm run docs:spine`).
  * Code blocks marked `<!-- runnable -->` are run by test/docs/runnable.test.ts, in `npm test`.
  */
@@ -14,7 +16,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { spineIsCurrent } from '../docs/render-spine.js';
 import { REPO_ROOT, repoPath } from '../lib/repo-root.js';
-import { anchorsOf, linksOf, npmScriptsOf } from './lib/markdown-doc.js';
+import { anchorsOf, datedProseOf, linksOf, npmScriptsOf } from './lib/markdown-doc.js';
 
 /** The pages checked, relative to the repository root. */
 export async function docPages(): Promise<string[]> {
@@ -67,6 +69,13 @@ export async function checkDocs(pages: string[]): Promise<string[]> {
         if (!(await anchors(linked)).has(anchor)) {
           problems.push(`${page}:${line}: ${target}: ${repoPath(linked)} has no heading #${anchor}`);
         }
+      }
+    }
+    if (page.startsWith('docs/')) {
+      for (const { line, date } of datedProseOf(text)) {
+        problems.push(
+          `${page}:${line}: ${date} in prose: a figure's day is written by the script that measured it, between markers`,
+        );
       }
     }
     for (const { script, workspace, line } of npmScriptsOf(text)) {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   anchorsOf,
   codeBlocksOf,
+  datedProseOf,
   githubSlug,
   linksOf,
   npmScriptsOf,
@@ -75,5 +76,25 @@ describe('the docs checker reads a page as GitHub does', () => {
       [6, false, 'npm start'],
       [10, false, 'echo'],
     ]);
+  });
+
+  it('finds a date typed in prose, not one a script wrote between markers or one in code', () => {
+    const page = [
+      'Measured on 2026-11-27 on a quiet machine.',
+      '<!-- bench-figures (written by npm run bench -- --full --write; do not edit) -->',
+      '| figure | 0.77 | 2026-11-28 |',
+      '<!-- /bench-figures -->',
+      '<!-- mutation-scores:start (written by npm run test:mutation; do not edit) -->',
+      '| ussd-session | 82.2 % | 2026-11-27 |',
+      '<!-- mutation-scores:end -->',
+      'An example: `{"updatedAt":"2026-11-23T15:00:00.000Z"}`.',
+      '```json',
+      '{"createdAt": "2026-11-01"}',
+      '```',
+    ].join('\n');
+    expect(datedProseOf(page)).toEqual([{ line: 1, date: '2026-11-27' }]);
+    expect(
+      datedProseOf('<!-- Written by npm run test:mutation; do not edit. -->\n\nRun on 2026-11-29.'),
+    ).toEqual([]);
   });
 });

@@ -125,3 +125,45 @@ export function npmScriptsOf(markdown: string): { script: string; workspace?: st
 export function codeBlocksOf(markdown: string): CodeBlock[] {
   return scan(markdown).blocks;
 }
+
+/**
+ * The 1-based lines that scripts write: those between a marker pair (`<!-- name … -->` … `<!-- /name -->`, or
+ * `<!-- name:start … -->` … `<!-- name:end -->`), and every line of a page that says at its top that it is
+ * written by a script (`<!-- Written by … do not edit. -->`).
+ */
+export function generatedLines(markdown: string): Set<number> {
+  const lines = markdown.split('\n');
+  const generated = new Set<number>();
+  if (lines.slice(0, 5).some((l) => /^<!-- Written by .*do not edit\. -->$/.test(l.trim()))) {
+    lines.forEach((_, i) => generated.add(i + 1));
+    return generated;
+  }
+  lines.forEach((line, end) => {
+    const close = /^<!-- (?:\/([\w:-]+)|([\w-]+):end) -->$/.exec(line.trim());
+    const name = close?.[1] ?? close?.[2];
+    if (!name) return;
+    for (let start = end - 1; start >= 0; start--) {
+      const open = lines[start]?.trim() ?? '';
+      if (
+        open.startsWith(`<!-- ${name} `) ||
+        open.startsWith(`<!-- ${name}:start`) ||
+        open === `<!-- ${name} -->`
+      ) {
+        for (let i = start; i <= end; i++) generated.add(i + 1);
+        return;
+      }
+    }
+  });
+  return generated;
+}
+
+/** Lines of prose (outside code and outside what scripts write) that carry a date: a run log typed by hand. */
+export function datedProseOf(markdown: string): { line: number; date: string }[] {
+  const generated = generatedLines(markdown);
+  return scan(markdown)
+    .prose.filter(({ line }) => !generated.has(line))
+    .flatMap(({ text, line }) => {
+      const date = /\b20\d\d-[01]\d-[0-3]\d\b/.exec(withoutCode(text))?.[0];
+      return date ? [{ line, date }] : [];
+    });
+}
