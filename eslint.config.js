@@ -80,7 +80,11 @@ export default tseslint.config(
   // demo/: the demo page uses the SDK (and its contracts), never the server.
   boundary('demo', others('lib', 'contracts', 'generated', 'sdk', 'demo')),
   // scripts/ outside tools/: the generators, which read the sources and never run the server.
-  boundary('scripts', others('lib', 'contracts', 'scripts'), { except: ['scripts/tools'] }),
+  boundary('scripts', others('lib', 'contracts', 'scripts'), {
+    except: ['scripts/tools', 'scripts/config-docs'],
+  }),
+  // scripts/config-docs/: the configuration reference's generator; its sources are the server's config schemas.
+  boundary('scripts/config-docs', others('lib', 'contracts', 'server', 'scripts')),
   // scripts/tools/: operator and developer tools, which run server code.
   boundary('scripts/tools', others('lib', 'contracts', 'generated', 'server', 'scripts')),
   // bench/: benchmark scripts; they may borrow test doubles, never the SDK.

@@ -1,13 +1,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { checkGenerated, generateInto } from './generator.js';
+import { checkDocuments, checkGenerated, generateInto, writeDocuments } from './generator.js';
 import { REPO_ROOT } from './lib/repo-root.js';
 
 /**
- * `npm run generate`: contracts/, menus/ and contracts/proto/ in, generated/ out (cleaned first).
+ * `npm run generate`: contracts/, menus/ and contracts/proto/ in, generated/ out (cleaned first); the
+ * configuration schemas in, docs/configuration.md and .env.example out.
  * `npm run generate -- --check`: regenerates into a temporary directory and fails, with a diff and the
- * command to run, when the committed generated/ differs. `--against DIR` compares with another directory.
+ * command to run, when the committed generated/ or a committed document differs. `--against DIR` compares with another directory.
  * `npm run generate -- --stubs`: also writes a typed, registered handler stub (server/ussd/actions/) for
  * every action the menus name that has none.
  */
@@ -19,15 +20,17 @@ async function main(): Promise<void> {
   if (!check) {
     const files = await generateInto(committed, undefined, { writeStubs: process.argv.includes('--stubs') });
     console.log(`generated/ written (${files.length} files)`);
+    console.log(`${(await writeDocuments()).join(', ')} written`);
     return;
   }
   const fresh = await mkdtemp(path.join(tmpdir(), 'generated-'));
   try {
     await generateInto(fresh);
-    const report = await checkGenerated(committed, fresh);
-    process.stdout.write(report.stdout);
-    process.stderr.write(report.stderr);
-    if (!report.ok) process.exitCode = 1;
+    for (const report of [await checkGenerated(committed, fresh), await checkDocuments()]) {
+      process.stdout.write(report.stdout);
+      process.stderr.write(report.stderr);
+      if (!report.ok) process.exitCode = 1;
+    }
   } finally {
     await rm(fresh, { recursive: true, force: true });
   }

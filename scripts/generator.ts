@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { CONFIG_DOCUMENTS, type GeneratedDocument } from './config-docs/generate-config-docs.js';
 import { openApiStep } from './generate-openapi.js';
 import { protoStep } from './generate-proto.js';
 import { REGENERATE_COMMAND } from './lib/header.js';
@@ -11,6 +13,46 @@ import { menusStep } from './menus/generate-menus.js';
 
 /** Every step of `npm run generate`, in the order they run. */
 export const GENERATOR_STEPS: readonly GeneratorStep[] = [openApiStep, protoStep, menusStep];
+
+/** Files `npm run generate` writes outside generated/: the configuration reference and .env.example. */
+export const GENERATED_DOCUMENTS: readonly GeneratedDocument[] = CONFIG_DOCUMENTS;
+
+/** Writes every generated document under `root`; returns their paths. */
+export async function writeDocuments(root = REPO_ROOT): Promise<string[]> {
+  for (const doc of GENERATED_DOCUMENTS) {
+    await mkdir(path.dirname(path.join(root, doc.path)), { recursive: true });
+    await writeFile(path.join(root, doc.path), doc.render());
+  }
+  return GENERATED_DOCUMENTS.map((d) => d.path);
+}
+
+/** Compares the committed documents under `root` with what their sources render now. */
+export async function checkDocuments(root = REPO_ROOT): Promise<CheckReport> {
+  const fresh = await mkdtemp(path.join(tmpdir(), 'documents-'));
+  try {
+    const stale: string[] = [];
+    const diffs: string[] = [];
+    for (const doc of GENERATED_DOCUMENTS) {
+      const committed = path.join(root, doc.path);
+      const text = doc.render();
+      if ((await readFile(committed, 'utf8').catch(() => undefined)) === text) continue;
+      stale.push(doc.path);
+      const rendered = path.join(fresh, doc.path.replaceAll('/', '_'));
+      await writeFile(rendered, text);
+      diffs.push(diffText(committed, rendered));
+    }
+    const names = GENERATED_DOCUMENTS.map((d) => d.path).join(', ');
+    if (stale.length === 0) return { ok: true, stdout: `${names} are up to date.\n`, stderr: '' };
+    const lines = [
+      `${stale.join(', ')} ${stale.length === 1 ? 'is' : 'are'} stale:`,
+      ...diffs,
+      `\nRun \`${REGENERATE_COMMAND}\` and commit ${names}.`,
+    ];
+    return { ok: false, stdout: '', stderr: `${lines.join('\n')}\n` };
+  } finally {
+    await rm(fresh, { recursive: true, force: true });
+  }
+}
 
 /** Cleans `outDir` and runs every step into it; returns the files written. */
 export async function generateInto(
@@ -63,7 +105,7 @@ async function compareTrees(a: string, b: string): Promise<string[]> {
 
 function diffText(a: string, b: string): string {
   try {
-    execFileSync('diff', ['-ru', a, b], { encoding: 'utf8' });
+    execFileSync('diff', ['-ruN', a, b], { encoding: 'utf8' });
     return '';
   } catch (err) {
     const stdout = (err as { stdout?: string }).stdout ?? '';
