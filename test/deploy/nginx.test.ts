@@ -23,6 +23,7 @@ import { createThrowawayDatabase, TEST_DATABASE_URL, type ThrowawayDatabase } fr
 import type { LogLine } from '../helpers/logs.js';
 import { npmStartArgs } from '../../scripts/tools/lib/npm-start.js';
 import { freePort, haveRedisServer, startPrivateRedis, type PrivateRedis } from '../helpers/private-redis.js';
+import { shippedReplies } from '../helpers/shipped-menus.js';
 
 // Issue 27: the deployment recipe (docs/operating.md), run as it is. Debian's nginx with deploy/nginx/gateway.conf
 // (only its listen ports, certificate paths, ACME root and the path of its server list changed) enabled as a site
@@ -169,9 +170,7 @@ const AGGREGATOR = '127.0.0.1';
 const STRANGER = '127.0.0.2';
 
 /** A USSD dialogue through nginx that goes back and forth between two menus, each reply checked. */
-const TOP = 'CON Welcome to Open Oracles\n1. Know More\n2. Account\n*. Exit';
-const KNOW_MORE =
-  'CON Know More\n1. About Open Oracles\n2. Accounts and PINs\n3. Contact support\n0. Back\n*. Exit';
+const [TOP = '', KNOW_MORE = ''] = await shippedReplies('', '1');
 
 function postUssd(
   port: number,
