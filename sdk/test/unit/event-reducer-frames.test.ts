@@ -343,3 +343,214 @@ describe('re-joined after event N, the same answer with no repeated text', () =>
     ).toEqual(whole.message);
   });
 });
+
+describe('hand-made frames: the edges recordings do not show', () => {
+  const ts = '2026-01-01T00:00:00.000Z';
+  const sse = (id: number | undefined, event: string, data: unknown): string =>
+    `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+  const run = sse(1, 'run', { runId: 'run_1', requestId: 'req_1', sessionId: 'ses_1' });
+  const text = (id: number, content: string) => sse(id, 'message', { content, timestamp: ts });
+  const ref = { sessionId: 'ses_1', requestId: 'req_1' };
+  const call = { ...ref, toolCallId: 't1', eventId: 't1', toolName: 'lookup', args: { q: 'tea' } };
+
+  interface Edge {
+    name: string;
+    frames: string[];
+    text?: string;
+    ended?: TurnState['ended'];
+    runStatus?: IMessage['runStatus'];
+    parts?: Record<string, unknown>[];
+    turn?: Partial<TurnState>;
+    message?: Partial<IMessage>;
+    noMessage?: boolean;
+  }
+  const edges: Edge[] = [
+    {
+      name: 'a reference done {} is finished',
+      frames: [run, text(2, 'Hi'), sse(3, 'done', {})],
+      text: 'Hi',
+      ended: 'finished',
+    },
+    {
+      name: 'a reference done {aborted: true, partialText} is aborted with its text',
+      frames: [run, text(2, 'Hi th'), sse(3, 'done', { aborted: true, partialText: 'Hi there' })],
+      text: 'Hi there',
+      ended: 'aborted',
+      runStatus: 'aborted',
+    },
+    {
+      name: 'a reference done {interrupted: true} is interrupted, the text kept',
+      frames: [run, text(2, 'Hi'), sse(3, 'done', { interrupted: true })],
+      text: 'Hi',
+      ended: 'interrupted',
+      runStatus: 'interrupted',
+    },
+    {
+      name: 'a reference done {failed: true} wins over aborted',
+      frames: [run, sse(2, 'done', { failed: true, aborted: true })],
+      ended: 'failed',
+      runStatus: 'failed',
+    },
+    {
+      name: 'a reference tool_call: its id in eventId, the real name in args.toolName, done by its output',
+      frames: [
+        run,
+        sse(2, 'tool_call', {
+          ...ref,
+          eventId: 'e1',
+          toolName: 'toolCall',
+          args: { toolName: 'lookup', q: 1 },
+        }),
+        sse(3, 'tool_call', {
+          ...ref,
+          eventId: 'e1',
+          toolName: 'toolCall',
+          args: { toolName: 'lookup' },
+          output: '42',
+        }),
+      ],
+      parts: [{ name: 'lookup', id: 'e1', status: 'done', output: '42', args: { q: 1 } }],
+    },
+    {
+      name: 'a tool call that fails keeps its error and no output',
+      frames: [
+        run,
+        sse(2, 'tool_call', { ...call, status: 'isRunning' }),
+        sse(3, 'tool_call', { ...call, status: 'error', error: 'timeout' }),
+      ],
+      parts: [{ name: 'lookup', status: 'error', error: 'timeout' }],
+    },
+    {
+      name: 'a replayed start after the end never sends a call back to running',
+      frames: [
+        run,
+        sse(2, 'tool_call', { ...call, status: 'done', output: '1' }),
+        sse(3, 'tool_call', { ...call, status: 'isRunning' }),
+      ],
+      parts: [{ name: 'lookup', status: 'done', output: '1' }],
+    },
+    {
+      name: 'an action announced without args gets them later (argsComplete)',
+      frames: [
+        run,
+        sse(2, 'action_call', { ...ref, toolCallId: 'a1', toolName: 'pick', status: 'isRunning' }),
+        sse(3, 'action_call', {
+          ...ref,
+          toolCallId: 'a1',
+          toolName: 'pick',
+          args: { n: 2 },
+          status: 'isRunning',
+        }),
+      ],
+      parts: [{ name: 'pick', args: { n: 2 }, argsComplete: true, status: 'isRunning', kind: 'action' }],
+    },
+    {
+      name: 'a component without a status is done',
+      frames: [run, sse(2, 'render_component', { ...ref, eventId: 'c1', componentName: 'Card', args: {} })],
+      parts: [{ name: 'Card', status: 'done', kind: 'component' }],
+    },
+    {
+      name: 'two calls keep the order they started in, after the text',
+      frames: [
+        run,
+        text(2, 'A'),
+        sse(3, 'tool_call', { ...call, toolCallId: 'x', eventId: 'x', status: 'isRunning' }),
+        sse(4, 'tool_call', { ...call, toolCallId: 'y', eventId: 'y', status: 'isRunning' }),
+        sse(5, 'tool_call', { ...call, toolCallId: 'x', eventId: 'x', status: 'done' }),
+        text(6, 'B'),
+      ],
+      text: 'AB',
+      parts: [
+        { id: 'x', status: 'done' },
+        { id: 'y', status: 'isRunning' },
+      ],
+    },
+    {
+      name: 'a resumed run (the runtime restarted) cuts the text back and appends what follows',
+      frames: [
+        run,
+        text(2, 'Hello wor'),
+        sse(1000001, 'run', { runId: 'run_1', requestId: 'req_1', resumed: true, partialLength: 6 }),
+        text(1000002, 'world!'),
+      ],
+      text: 'Hello world!',
+      turn: { resumed: true, lastEventId: 1000002 },
+    },
+    {
+      name: 'reasoning complete before the answer: not reasoning any more',
+      frames: [run, sse(2, 'reasoning', { ...ref, reasoning: 'Hmm.', isComplete: true }), text(3, 'Yes.')],
+      text: 'Yes.',
+      message: { reasoning: 'Hmm.', isReasoning: false },
+    },
+    {
+      name: 'an error without done leaves the turn open with its text',
+      frames: [run, text(2, 'Par'), sse(3, 'error', { error: 'Boom', timestamp: ts })],
+      text: 'Par',
+      turn: { errorText: 'Boom', ended: undefined },
+    },
+    {
+      name: 'done failed without an error event: no error text',
+      frames: [run, sse(2, 'done', { status: 'failed' })],
+      ended: 'failed',
+      runStatus: 'failed',
+      turn: { errorText: undefined },
+    },
+    {
+      name: 'an event whose data is not JSON is skipped',
+      frames: [run, sse(2, 'message', '{not json'), text(3, 'ok')],
+      text: 'ok',
+    },
+    {
+      name: 'an event that does not match its schema is skipped',
+      frames: [run, sse(2, 'message', { text: 'wrong field' }), text(3, 'ok')],
+      text: 'ok',
+    },
+    {
+      name: 'a non-numeric id is no id: the event is applied, lastEventId unchanged',
+      frames: [
+        run,
+        'id: abc\nevent: message\ndata: {"content":"x","timestamp":"2026-01-01T00:00:00.000Z"}\n\n',
+      ],
+      text: 'x',
+      turn: { lastEventId: 1 },
+    },
+    {
+      name: 'multi-line data is joined by newlines (one JSON value)',
+      frames: [run, `id: 2\nevent: message\ndata: {"content":"a",\ndata: "timestamp":"${ts}"}\n\n`],
+      text: 'a',
+    },
+    {
+      name: 'text before the run event has no message to go to',
+      frames: [text(1, 'lost'), sse(2, 'run', { runId: 'run_1', requestId: 'req_1' }), text(3, 'kept')],
+      text: 'kept',
+    },
+    {
+      name: 'a socket-only connected event on the stream changes nothing',
+      frames: [run, sse(2, 'connected', { message: 'hi', sessionId: 'ses_1', timestamp: ts }), text(3, 'x')],
+      text: 'x',
+    },
+    {
+      name: 'done before anything: the turn ends with no message',
+      frames: [sse(1, 'done', { status: 'finished' })],
+      ended: 'finished',
+      noMessage: true,
+    },
+  ];
+
+  it.each(edges)('$name', async (edge) => {
+    const { turn, message } = fold(await eventsOf(edge.frames.join('')));
+    if (edge.noMessage) {
+      expect(message).toBeUndefined();
+    } else {
+      expect(message).toMatchObject({ id: 'req_1', type: 'ai' });
+      expect(textOf(message)).toBe(edge.text ?? '');
+      expect(message?.runStatus).toBe(edge.runStatus);
+      const parts = partsOf(message).map((p) => ({ name: p.name, ...p.props }));
+      expect(parts).toHaveLength(edge.parts?.length ?? 0);
+      edge.parts?.forEach((p, i) => expect(parts[i]).toMatchObject(p));
+      if (edge.message) expect(message).toMatchObject(edge.message);
+    }
+    expect(turn.ended).toBe(edge.ended);
+    if (edge.turn) expect(turn).toMatchObject(edge.turn);
+  });
+});
