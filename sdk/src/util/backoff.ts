@@ -8,8 +8,8 @@ export interface BackoffOptions {
 
 /**
  * The SDK's one backoff: the wait before retry number `attempt` (0 for the first retry) is
- * `min(maxMs, baseMs · 2^attempt)`, jittered. Config lookups, the run re-join and the socket's refused
- * handshakes all wait by it.
+ * `min(maxMs, baseMs · 2^attempt)`, jittered. Every retry of the SDK waits by it: config lookups, the run
+ * re-join, payment reports, and the socket's reconnects (a dropped connection and a refused handshake alike).
  *
  * @example
  * backoffDelay(0, { baseMs: 250 }) // ≈ 250 ms; backoffDelay(3, { baseMs: 250 }) ≈ 2 s
