@@ -72,7 +72,7 @@ const schema = z.object({
       "Where a development server keeps the keys it generates once (the oracle's signing key, the dev user's key, the USSD PIN key), mode 0600.",
     ),
   PRESTOP_DELAY_MS: int(0, 600_000, 0).describe(
-    'On SIGTERM/SIGINT, before the drain: how long `/health` already answers 503 `draining` while everything else is served as usual, so a balancer that polls it stops sending first.',
+    'On SIGTERM/SIGINT, before the drain: how long `/health/ready` (and `/health`) already answer 503 `draining` while everything else is served as usual, so a balancer that polls readiness stops sending first.',
   ),
   DRAIN_TIMEOUT_MS: int(0, 600_000, 10_000).describe(
     'The drain: how long in-flight requests may take to finish before their connections are cut (agent streams and sockets end at once; runs stay re-joinable).',
