@@ -3,6 +3,7 @@
 // folders it must not import; a new folder gets its line here and in the README.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { importBoundaries } from './scripts/lint/import-boundaries.js';
 
 /** The project's top-level source folders, as an import path names them. */
 const FOLDERS = ['lib', 'contracts', 'generated', 'server', 'sdk', 'demo', 'scripts', 'test', 'bench'];
@@ -39,6 +40,45 @@ const boundary = (from, forbidden, { except = [], packages = true } = {}) => ({
 });
 
 const others = (...allowed) => FOLDERS.filter((dir) => !allowed.includes(dir));
+
+/** The parts of the server; the platform is the rest of server/. */
+const PARTS = ['server/ussd', 'server/chain', 'server/oracle'];
+const PARTS_APART =
+  'parts share code only through the platform (server/ outside the parts; README "Code map").';
+
+/**
+ * Boundaries inside server/, by resolved path (scripts/lint/import-boundaries.js): the parts never import each
+ * other; the platform imports no part, except the files that compose them; inside the oracle, the agent runtime
+ * does not import its HTTP routes (they use it).
+ */
+const SERVER_BOUNDARIES = [
+  ...PARTS.map((part) => ({
+    from: part,
+    forbidden: PARTS.filter((other) => other !== part),
+    because: PARTS_APART,
+  })),
+  {
+    from: 'server',
+    name: 'the platform (server/ outside the parts)',
+    // The composition roots: they put the parts together (config.ts composes the parts' schemas).
+    except: [...PARTS, 'server/main.ts', 'server/server.ts', 'server/app.ts', 'server/config.ts'],
+    forbidden: PARTS,
+    because:
+      'it serves every part and knows none; only the composition roots (main.ts, server.ts, app.ts, config.ts) import parts (README "Code map").',
+  },
+  {
+    from: 'server/config.ts',
+    forbidden: PARTS,
+    allow: PARTS.map((part) => `${part}/config.ts`),
+    because: "the platform's schema composes each part's own schema (its config.ts) and nothing else of it.",
+  },
+  {
+    from: 'server/oracle/runtime',
+    forbidden: ['server/oracle/http'],
+    because:
+      'the agent runtime runs turns whatever carries them; the HTTP routes use it, never the reverse (README "Code map").',
+  },
+];
 
 export default tseslint.config(
   {
@@ -89,6 +129,11 @@ export default tseslint.config(
   boundary('scripts/tools', others('lib', 'contracts', 'generated', 'server', 'scripts')),
   // bench/: benchmark scripts; they may borrow test doubles, never the SDK.
   boundary('bench', ['sdk']),
+  {
+    files: ['server/**/*.ts'],
+    plugins: { project: { rules: { 'import-boundaries': importBoundaries } } },
+    rules: { 'project/import-boundaries': ['error', ...SERVER_BOUNDARIES] },
+  },
   // contracts/ holds declarations only: it imports zod, ts-rest's contract builder and its own files, and no
   // runtime client code (ts-rest's clients live in sdk/, e.g. sdk/src/chain-client.ts).
   {
