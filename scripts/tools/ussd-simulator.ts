@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { menuTree } from '../../generated/menus.js';
@@ -27,12 +27,16 @@ and prints every screen. It stops on an END reply. Lines can also be piped in:
 
   --url      the gateway's base URL (default ${DEFAULT_URL}: PUBLIC_BASE_URL or PORT of the
              environment or .env, as npm start reads them); start one first with: npm start
+  --phone    the caller's number (default: a fresh number each run, with no account and no language of
+             its own, as every recorded flow starts when replayed); give one to call as a known phone
   --form     post form-encoded bodies, as Africa's Talking does (default JSON)
   --login    start logged in: with C…:PIN as that account; alone, as a new account of this phone
-             (${NEW_ACCOUNT.name}, PIN ${NEW_ACCOUNT.pin}), created through the menus in a session of its own
-  --lang     switch to this language first (it is the account's, so it needs --login)
-  --record   write the session as a recorded flow (format: menus/README.md), customer IDs as {placeholders};
-             check it with: npm run test:flows
+             (${NEW_ACCOUNT.name}, PIN ${NEW_ACCOUNT.pin}), created through the menus in a session of its own.
+             Leaves you at the top menu, logged in ("You are logged in." above it)
+  --lang     switch to this language first (it is the account's, so it needs --login): Services, Language,
+             then back; leaves you at the top menu, logged in, in that language
+  --record   write the session as a recorded flow (format: docs/menus.md), customer IDs as {placeholders},
+             the --login and --lang steps included; check it with: npm run test:flows
   --login and --lang type their way through the menus and ask the operator endpoint
   /api/ussd/debug where the session is (loopback, or OPERATOR_TOKEN in the environment or .env).
   With USSD_AGGREGATOR_SECRET in the environment or .env, every request carries it, as the aggregator's do.
@@ -47,7 +51,7 @@ const { values: opts } = parseArgs({
   args: argv,
   options: {
     url: { type: 'string' },
-    phone: { type: 'string', default: '+254712345678' },
+    phone: { type: 'string' },
     code: { type: 'string', default: '*384*123#' },
     session: { type: 'string' },
     form: { type: 'boolean', default: false },
@@ -66,6 +70,10 @@ if (opts.help) {
 // The simulator is a client only: it never opens the database (./data/pglite) or any server code. It reads
 // the compiled menus (generated/menus.ts) only to find its way for --login and --lang.
 const baseUrl = opts.url ?? DEFAULT_URL;
+// A fresh number unless one is given: a phone used before brings its account and language into the
+// session (the dial is in the account's language, Log in offers its account), which a replay, on a fresh
+// number, would not see.
+const phone = opts.phone ?? `+2547${String(randomInt(1e8)).padStart(8, '0')}`;
 
 /** Thrown when nothing answers at the URL: the user is told how to start a server. */
 class NoServerError extends Error {
@@ -89,7 +97,7 @@ async function post(session: Session): Promise<string> {
   const fields = {
     sessionId: session.id,
     serviceCode: opts.code,
-    phoneNumber: opts.phone,
+    phoneNumber: phone,
     text: session.inputs.join('*'),
   };
   let res: Response;
@@ -231,7 +239,7 @@ async function createAccount(): Promise<string> {
   if (id === undefined) throw new Error(`no customer ID in the reply to the new account: ${reply}`);
   setup.inputs.push('');
   await post(setup); // `*`: ends the setup session
-  console.log(`Created account ${id} (${NEW_ACCOUNT.name}, PIN ${NEW_ACCOUNT.pin}) for ${opts.phone}`);
+  console.log(`Created account ${id} (${NEW_ACCOUNT.name}, PIN ${NEW_ACCOUNT.pin}) for ${phone}`);
   return id;
 }
 
@@ -271,13 +279,18 @@ async function prepare(session: Session): Promise<void> {
     false,
   );
   if (!(await whereIs(session)).isAuthenticated) throw new Error(`could not log in as ${customerId}`);
-  if (opts.lang !== undefined)
-    await walk(
-      session,
-      { kind: 'option', action: 'setLanguage', value: opts.lang },
-      { fullName: NEW_ACCOUNT.name, pin },
-      false,
-    );
+  if (opts.lang === undefined) return;
+  await walk(
+    session,
+    { kind: 'option', action: 'setLanguage', value: opts.lang },
+    { fullName: NEW_ACCOUNT.name, pin },
+    false,
+  );
+  // Back to the top menu, where --login alone leaves you too.
+  for (let i = 0; i < 5 && (await whereIs(session)).state !== menuTree.start; i++) {
+    session.inputs.push('0');
+    if ((await send(session, '0')).ended) throw new Error('the session ended on the way back');
+  }
 }
 
 // --- the phone ------------------------------------------------------------------------------------------
@@ -290,7 +303,13 @@ let exitCode = 0;
 let redials = 0;
 try {
   const session: Session = { id: opts.session ?? newSessionId(), inputs: [], label: 'main' };
-  console.log(`Dialling ${opts.code} from ${opts.phone} (session ${session.id}) at ${baseUrl}`);
+  console.log(
+    `Dialling ${opts.code} from ${phone}${opts.phone === undefined ? ' (a fresh number)' : ''} (session ${session.id}) at ${baseUrl}`,
+  );
+  if (opts.record !== undefined && opts.phone !== undefined)
+    console.log(
+      `Recording as ${phone}: the flow replays on a fresh number, so what this phone brings (an account, a language) must not show in it`,
+    );
   let ended = (await send(session, undefined)).ended;
   if (!ended) await prepare(session);
   while (!ended) {

@@ -124,6 +124,8 @@ describe('npm run ussd', () => {
       language: 'sw',
     });
     const debug = await real.request.get(`/api/ussd/debug/${session}`).expect(200);
+    // Where --lang leaves you: the top menu, logged in (documented in --help and docs/menus.md).
+    expect(debug.body.debugInfo.state).toBe('preMenu');
     expect(debug.body.debugInfo.context.isAuthenticated).toBe(true);
   });
 
@@ -149,16 +151,16 @@ describe('npm run ussd', () => {
     expect(refused.stderr).toContain('--lang needs --login');
   });
 
-  it('--record writes the session as a flow that npm run test:flows replays, customer IDs as placeholders', async () => {
+  it('--record from a fresh phone (the default) with --login --lang writes a flow that replays at once, customer IDs as placeholders', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'recorded-'));
     const file = path.join(dir, 'recorded.yaml');
     const run = await simulate(
       [
         '--url',
         real.url,
-        '--phone',
-        '+254700888999',
         '--login',
+        '--lang',
+        'sw',
         '--record',
         file,
         '--description',
