@@ -3,7 +3,7 @@ import express, { type ErrorRequestHandler, type Express, type Request, type Res
 import { sendApiError, writeApiError } from './api-error.js';
 import { createOperatorAuth } from './operator-auth.js';
 import type { Part, PartContext } from './part.js';
-import type { ServerLifecycle } from './server.js';
+import type { ServerLifecycle } from './lifecycle.js';
 import { createDocsRouter } from './docs/docs-router.js';
 import {
   createRequestStart,

@@ -18,6 +18,7 @@ import { productionWarnings, type Config, type PartName } from './config.js';
 import { migrateToLatest, openDb, pendingMigrations, type Db, type DbTarget } from './db/index.js';
 import { dbTargetFromConfig, describeDbTarget } from './db/target.js';
 import { drainHttp, trackConnections } from './http-drain.js';
+import type { ServerLifecycle } from './lifecycle.js';
 import { createLogger, type Logger } from './logger.js';
 import { redactUrl } from './redact-url.js';
 import type { Part, PartContext, PartFactory } from './part.js';
@@ -44,14 +45,6 @@ export interface ServerOverrides {
   redisPrefix?: string;
   /** Builds an enabled part another way, e.g. the USSD part over a scripted engine. */
   parts?: Partial<Record<PartName, PartFactory>>;
-}
-
-/**
- * The state of a running server that its routes read: `/health` answers 503 `draining` from the signal on,
- * through the pre-stop delay (PRESTOP_DELAY_MS) and the drain.
- */
-export interface ServerLifecycle {
-  draining: boolean;
 }
 
 export interface RunningServer {

@@ -3,7 +3,7 @@ import { Router } from 'express';
 import { systemContract } from '../contracts/system.js';
 import type { Logger } from './logger.js';
 import type { Part, PartContext } from './part.js';
-import type { ServerLifecycle } from './server.js';
+import type { ServerLifecycle } from './lifecycle.js';
 import { withTimeout } from './with-timeout.js';
 
 const s = initServer();
