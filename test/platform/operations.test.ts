@@ -97,7 +97,7 @@ describe.concurrent('start-up', () => {
       logger: createLogger('info', logs.stream),
     });
     expect(logs.lines.filter((l) => l.level >= 40).map((l) => l.msg)).toEqual([
-      'production runs with development settings: the scripted model answers every chat (set OPENAI_BASE_URL and OPENAI_MODEL); the fixture chain node serves fixture data as chain data (CHAIN_GRPC_URL=fixture)',
+      'production runs with development settings: the fixture chain node serves fixture data as chain data (CHAIN_GRPC_URL=fixture); the scripted model answers every chat (set OPENAI_BASE_URL and OPENAI_MODEL)',
     ]);
   });
 
