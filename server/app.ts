@@ -1,16 +1,10 @@
-import type { RequestListener } from 'node:http';
-import express, { type ErrorRequestHandler, type Express, type Request, type Response } from 'express';
-import { sendApiError, writeApiError } from './api-error.js';
+import express, { type ErrorRequestHandler, type Express } from 'express';
+import { lastResortAnswer, sendApiError } from './http/api-error.js';
+import { requestContext } from './http/request-context.js';
 import { createOperatorAuth } from './operator-auth.js';
 import type { Part, PartContext } from './part.js';
 import type { ServerLifecycle } from './lifecycle.js';
 import { createDocsRouter } from './docs/docs-router.js';
-import {
-  createRequestStart,
-  requestContext,
-  type RequestContext,
-  type StartRequest,
-} from './request-context.js';
 import { createSystemRouter } from './system-router.js';
 
 export interface AppOptions {
@@ -58,86 +52,11 @@ export function createApp({ ctx, parts, lifecycle = { draining: false } }: AppOp
 
   const onError: ErrorRequestHandler = (err: unknown, _req, res, _next) => {
     if (res.headersSent) return;
-    const status = clientErrorStatus(err);
-    if (status !== undefined) {
-      sendApiError(res, status, 'bad_request', 'Malformed request.');
-      return;
-    }
-    res.locals.logger.error({ err }, 'unhandled error');
-    sendApiError(res, 500, 'internal', 'Internal error; see the server log under this request id.');
+    const { kind, status, code, message } = lastResortAnswer(err);
+    if (kind === 'internal') res.locals.logger.error({ err }, 'unhandled error');
+    if (kind === 'dependency_down') res.locals.logger.warn({ err }, 'a dependency is unreachable');
+    sendApiError(res, status, code, message);
   };
   app.use(onError);
   return app;
-}
-
-/**
- * The HTTP server's request listener: each part's direct handler (part.ts `direct`) is tried first, in
- * ENABLED_PARTS order, and a request none of them takes goes to `app`. A direct handler starts the request
- * the way the app's first middleware does; one that throws is answered like the app's last-resort error
- * handler (`onError` above), so a request gets the same answer, headers and body, either way.
- */
-export function createRequestListener(
-  app: Express,
-  { ctx, parts, lifecycle }: AppOptions,
-  /** Where a request no direct handler takes goes (default: `app`; tests count them). */
-  toApp: RequestListener = app,
-): RequestListener {
-  const handlers = parts.flatMap((p) => (p.direct ? [p.direct] : []));
-  if (handlers.length === 0) return toApp;
-  const startRequest = createRequestStart(ctx.logger, lifecycle);
-  // The context of the request a handler is taking: handlers run synchronously, one request at a time.
-  let current: RequestContext | undefined;
-  const start: StartRequest = (req, res, options) => {
-    current = startRequest(req, res);
-    if (options?.express) {
-      // As Express's `expressInit` does (no X-Powered-By: the app disables it), then the app's request context.
-      Object.setPrototypeOf(req, app.request);
-      Object.setPrototypeOf(res, app.response);
-      const request = req as Request;
-      const response = res as Response;
-      request.res = response;
-      response.req = request;
-      response.locals = Object.create(null) as Response['locals'];
-      response.locals.requestId = current.requestId;
-      response.locals.logger = current.logger;
-    }
-    return current;
-  };
-  return (req, res) => {
-    for (const direct of handlers) {
-      current = undefined;
-      try {
-        if (direct(req, res, start)) return;
-      } catch (err) {
-        const context = current ?? startRequest(req, res);
-        if (res.headersSent) return;
-        const status = clientErrorStatus(err);
-        if (status !== undefined) {
-          writeApiError(req, res, status, {
-            code: 'bad_request',
-            message: 'Malformed request.',
-            requestId: context.requestId,
-          });
-          return;
-        }
-        context.logger.error({ err }, 'unhandled error');
-        writeApiError(req, res, 500, {
-          code: 'internal',
-          message: 'Internal error; see the server log under this request id.',
-          requestId: context.requestId,
-        });
-        return;
-      }
-    }
-    toApp(req, res);
-  };
-}
-
-/** The 4xx status of errors that body parsers and the like raise for bad input (e.g. malformed JSON). */
-function clientErrorStatus(err: unknown): number | undefined {
-  if (typeof err !== 'object' || err === null) return undefined;
-  const status =
-    (err as { status?: unknown; statusCode?: unknown }).status ??
-    (err as { statusCode?: unknown }).statusCode;
-  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
 }

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, RequestHandler } from 'express';
-import { sendApiError } from './api-error.js';
+import { sendApiError } from './http/api-error.js';
 import { bearerToken, secretMatcher } from './bearer-token.js';
 import type { Config } from './config.js';
 

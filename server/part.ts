@@ -1,11 +1,11 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import type { RequestHandler, Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { Config } from './config.js';
 import type { Db } from './db/index.js';
 import type { Logger } from './logger.js';
-import type { StartRequest } from './request-context.js';
+import type { DirectHandler } from './http/fast-path.js';
 
 /** What every part of the service receives: configuration and the connections main.ts opened. */
 export interface PartContext {
@@ -33,13 +33,7 @@ export interface Part {
   name: string;
   /** Mounted at the app root; each part owns its own paths. */
   router: Router;
-  /**
-   * Answers some of the part's requests without Express, on its hottest paths: the HTTP server tries it
-   * before handing the request to the app (app.ts `createRequestListener`). It returns false, having touched
-   * nothing, for a request it leaves to the app (which then answers it through `router` as usual); when it
-   * takes one, it calls `start` first (the request id, the drain's `Connection: close`, as the app's first
-   * middleware does) and answers byte for byte as `router` would. Only for paths the part owns alone.
-   */
+  /** Answers the part's hottest route before Express routes the request (http/fast-path.ts). */
   direct?: DirectHandler;
   /**
    * Runs for a request no route of the app answered, before the app's JSON 404 (e.g. the chain gateway's
@@ -66,8 +60,5 @@ export interface Part {
   /** Releases what the part opened itself (timers, channels, servers). Shared connections are closed by main. */
   close(): Promise<void>;
 }
-
-/** See {@link Part.direct}. A throw is answered like the app's last-resort error handler. */
-export type DirectHandler = (req: IncomingMessage, res: ServerResponse, start: StartRequest) => boolean;
 
 export type PartFactory = (ctx: PartContext) => Promise<Part>;

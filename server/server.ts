@@ -11,7 +11,8 @@ import {
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import { createApp, createRequestListener } from './app.js';
+import { createApp } from './app.js';
+import { createRequestListener } from './http/fast-path.js';
 import { readBuildInfo, type BuildInfo } from './build-info.js';
 import { CHAIN_PARTS } from './chain/config.js';
 import { productionWarnings, type Config, type PartName } from './config.js';
@@ -210,7 +211,11 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     }
 
     const app = createApp({ ctx, parts, lifecycle });
-    ready.app = createRequestListener(app, { ctx, parts, lifecycle });
+    ready.app = createRequestListener(app, {
+      logger,
+      handlers: parts.flatMap((p) => (p.direct ? [p.direct] : [])),
+      lifecycle,
+    });
     for (const part of parts) part.attach?.(http);
     // Through the server's listeners, as attached parts (socket.io) wrap them; each in a callback of its own,
     // so the request context it enters (request-context.ts) does not stick to the rest of this start-up.

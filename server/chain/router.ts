@@ -1,17 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { status as Status, type ServiceError } from '@grpc/grpc-js';
 import { Router, type RequestHandler } from 'express';
-import {
-  CHAIN_PATH_SHAPES,
-  ChainHeaders,
-  PaginationQuery,
-  type ChainPathShape,
-} from '../../contracts/chain.js';
+import { CHAIN_PATH_SHAPES, ChainHeaders, type ChainPathShape } from '../../contracts/chain.js';
 import type { MethodName } from '../../generated/proto/chain-descriptor.js';
 import type { Config } from '../config.js';
+import { expressUrl, type DirectHandler } from '../http/fast-path.js';
+import { runMiddleware } from '../http/run-middleware.js';
 import type { Logger } from '../logger.js';
-import type { DirectHandler } from '../part.js';
-import { bearerGate, type ChainMiddleware } from './bearer-gate.js';
+import { bearerGate } from './bearer-gate.js';
 import { chainCors } from './chain-cors.js';
 import { ChainError } from './chain-error.js';
 import { BLOCK_HEIGHT_HEADER, type ChainGrpcClient } from '../chain-node/grpc-client.js';
@@ -55,10 +51,9 @@ export interface ChainGateway {
   /** The Cosmos-shaped 404 for a chain path under a prefix not served (part.ts `notFound`). */
   notFound: RequestHandler;
   /**
-   * The same answers as `router` without Express (part.ts `direct`): it takes a request under a chain prefix
-   * whose URL it reads exactly as Express would, and leaves the rest (other paths, and the rare URLs
-   * Express reads in ways of its own: `//` after the prefix, `[` `]` in the query, a pagination key given
-   * twice, characters that make Express fall back to the legacy URL parser) to the app.
+   * The same answers as `router` without Express's routing (http/fast-path.ts): a request under a chain
+   * prefix, its URL read as Express reads it; a URL that is not origin-form, or with `//` after the prefix
+   * (which Express routes in a way of its own), is left to the app.
    */
   direct: DirectHandler;
 }
@@ -96,8 +91,8 @@ export function createChainGateway(options: ChainRouterOptions): ChainGateway {
     req: IncomingMessage,
     res: ServerResponse,
     path: string,
-    query: unknown,
-    log: RequestLog,
+    query: Record<string, unknown>,
+    log: Logger,
   ): void => {
     let found: RouteMatch | undefined;
     try {
@@ -123,46 +118,28 @@ export function createChainGateway(options: ChainRouterOptions): ChainGateway {
   if (cors) router.use(mounts, cors);
   if (gate) router.use(mounts, gate);
   // Express strips the mount, so `req.path` is the part after the prefix (`/entity/…`, `/` for the prefix).
-  router.use(mounts, (req, res) => answer(req, res, req.path, req.query, res.locals));
+  router.use(mounts, (req, res) => answer(req, res, req.path, req.query, res.locals.logger));
 
+  const guards = [cors, gate].filter((g) => g !== undefined);
   const direct: DirectHandler = (req, res, start) => {
-    const url = req.url ?? '';
-    // Only what Express's URL reading (parseurl's fast path) reads the same way: origin-form, plain.
-    if (url.charCodeAt(0) !== SLASH || EXPRESS_SLOW_URL.test(url)) return false;
-    const q = url.indexOf('?');
-    const pathname = q === -1 ? url : url.slice(0, q);
-    const mount = mountOf(mounts, pathname);
-    if (mount === undefined) return false;
-    // Express matches `/ixo/` as the mount and routes `/ixo//x` as `/x`: left to it.
-    const rest = pathname.length === mount.length ? '/' : pathname.slice(mount.length);
+    const url = req.url?.charCodeAt(0) === SLASH ? expressUrl(req) : undefined;
+    const mount = url && mountOf(mounts, url.pathname);
+    if (url === undefined || mount === undefined) return false;
+    const rest = url.pathname.length === mount.length ? '/' : url.pathname.slice(mount.length);
     if (rest.startsWith('//')) return false;
-    const query = q === -1 ? EMPTY_QUERY : paginationQuery(url, q + 1);
-    if (query === undefined) return false;
-    const context = start(req, res);
-    if (cors && !passes(cors, req, res)) return true;
-    if (gate && !passes(gate, req, res)) return true;
-    answer(req, res, rest, query, context);
+    const { logger: log } = start(req, res);
+    runMiddleware(guards, req, res, (err) => {
+      // Express hands a guard's error to the app's error handler; the listener answers a throw the same way.
+      if (err !== undefined) throw err as Error;
+      answer(req, res, rest, url.query, log);
+    });
     return true;
   };
 
   return { router, notFound: chainShapedNotFound(prefixes, createRouteMatcher(all)), direct };
 }
 
-/** Where a request's logger is (`res.locals` in Express, the request's context on the direct path). */
-interface RequestLog {
-  readonly logger?: Logger | undefined;
-}
-
 const SLASH = 0x2f;
-/** Characters with which parseurl (Express's URL reader) leaves its fast path for Node's legacy parser. */
-const EXPRESS_SLOW_URL = /[\t\n\f\r #\u00a0\ufeff]/;
-/** What Express's query parser (qs) makes of no query, or of one without a pagination key. */
-const EMPTY_QUERY: Readonly<Record<string, string>> = Object.freeze({});
-const PAGINATION_KEYS: ReadonlySet<string> = new Set(Object.keys(PaginationQuery.shape));
-/** Characters with which qs builds nested objects or arrays from a key (also percent-encoded). */
-const QS_NESTING = /[[\]]|%5[bd]/i;
-/** Pairs read before Express's query parser would stop reading (qs parameterLimit is 1000). */
-const MAX_QUERY_PAIRS = 100;
 
 /** The mount `pathname` is under (`/ixo` for `/ixo` and `/ixo/…`), case-sensitive as the router is. */
 function mountOf(mounts: readonly string[], pathname: string): string | undefined {
@@ -175,48 +152,6 @@ function mountOf(mounts: readonly string[], pathname: string): string | undefine
     }
   }
   return undefined;
-}
-
-/**
- * The pagination keys of the query at `url[from…]`, as Express's query parser (qs) reads them: `+` is a
- * space, percent-decoding that fails keeps the text, a key without `=` is empty. Only those keys are kept,
- * since the route's schema strips every other one. Undefined (the request is left to Express) when qs could
- * read the query another way: nesting brackets, a pagination key given twice (qs makes it an array), or more
- * pairs than it reads.
- */
-function paginationQuery(url: string, from: number): Record<string, string> | undefined {
-  if (from === url.length) return EMPTY_QUERY;
-  const text = url.slice(from);
-  if (QS_NESTING.test(text)) return undefined;
-  const pairs = text.split('&');
-  if (pairs.length > MAX_QUERY_PAIRS) return undefined;
-  let out: Record<string, string> | undefined;
-  for (const pair of pairs) {
-    const eq = pair.indexOf('=');
-    const key = qsDecode(eq === -1 ? pair : pair.slice(0, eq));
-    if (!PAGINATION_KEYS.has(key)) continue;
-    out ??= {};
-    if (key in out) return undefined;
-    out[key] = eq === -1 ? '' : qsDecode(pair.slice(eq + 1));
-  }
-  return out ?? EMPTY_QUERY;
-}
-
-function qsDecode(text: string): string {
-  const spaced = text.includes('+') ? text.replace(/\+/g, ' ') : text;
-  if (!spaced.includes('%')) return spaced;
-  try {
-    return decodeURIComponent(spaced);
-  } catch {
-    return spaced;
-  }
-}
-
-/** Runs a synchronous middleware; true when it passed the request on, false when it answered it. */
-function passes(middleware: ChainMiddleware, req: IncomingMessage, res: ServerResponse): boolean {
-  let passed = false;
-  middleware(req, res, () => (passed = true));
-  return passed;
 }
 
 /**
@@ -256,12 +191,11 @@ function serve(
   req: IncomingMessage,
   res: ServerResponse,
   { binding, params }: RouteMatch,
-  rawQuery: unknown,
+  rawQuery: Record<string, unknown>,
   disabled: boolean,
-  { client, config, logger }: ChainRouterOptions,
-  log: RequestLog,
+  { client, config }: ChainRouterOptions,
+  log: Logger,
 ): void {
-  // No closures made per request here but the grpc-js callback: under tsx each named one costs a __name call.
   const { grpc } = binding;
   let request: unknown;
   let blockHeight: string | undefined;
@@ -271,16 +205,14 @@ function serve(
     // query and no block height parse to nothing, without a schema pass.
     const path = binding.pathParams ? parseInput(binding.pathParams, params) : {};
     const query =
-      binding.query && (rawQuery as Record<string, unknown> | undefined) !== EMPTY_QUERY
-        ? parseInput(binding.query, rawQuery)
-        : {};
+      binding.query && Object.keys(rawQuery).length > 0 ? parseInput(binding.query, rawQuery) : {};
     const height = req.headers[BLOCK_HEIGHT_HEADER];
     if (height !== undefined) {
       blockHeight = parseInput(ChainHeaders, { [BLOCK_HEIGHT_HEADER]: height })[BLOCK_HEIGHT_HEADER];
     }
     request = buildRequest(grpc, path, query);
   } catch (err) {
-    fail(res, err, binding, log.logger ?? logger);
+    fail(res, err, binding, log);
     return;
   }
   client.unary(
@@ -289,14 +221,14 @@ function serve(
     { timeoutMs: config.CHAIN_GRPC_TIMEOUT_MS, blockHeight },
     (err: ServiceError | null, response, answeredHeight) => {
       if (err) {
-        fail(res, err, binding, log.logger ?? logger);
+        fail(res, err, binding, log);
         return;
       }
       try {
         if (answeredHeight !== undefined) res.setHeader(BLOCK_HEIGHT_HEADER, answeredHeight);
         sendJsonText(res, 200, toRestJsonText(grpc.output, response));
       } catch (caught) {
-        fail(res, caught, binding, log.logger ?? logger);
+        fail(res, caught, binding, log);
       }
     },
   );

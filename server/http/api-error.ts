@@ -1,6 +1,6 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Response } from 'express';
-import type { ApiError } from '../contracts/errors.js';
+import type { ApiError } from '../../contracts/errors.js';
+import { clientErrorStatus, errorKindOf, type ErrorKind } from './error-kind.js';
 
 /** Answers the gateway's JSON error (`ApiError`) with the request's id. */
 export function sendApiError(res: Response, status: number, code: ApiError['code'], message: string): void {
@@ -8,20 +8,36 @@ export function sendApiError(res: Response, status: number, code: ApiError['code
   res.status(status).json(body);
 }
 
+/** The last-resort answer to an error no part answered: its kind, status, code and message. */
+export interface LastResortAnswer {
+  kind: ErrorKind;
+  status: number;
+  code: ApiError['code'];
+  message: string;
+}
+
+/** The answer by kind (server/http/error-kind.ts); a client error keeps its own 4xx status. */
+const ANSWER_OF_KIND: Readonly<
+  Record<ErrorKind, (clientStatus: number | undefined) => Omit<LastResortAnswer, 'kind'>>
+> = {
+  client_error: (status = 400) => ({ status, code: 'bad_request', message: 'Malformed request.' }),
+  dependency_down: () => ({
+    status: 503,
+    code: 'unavailable',
+    message: 'A dependency of the service is unreachable; retry later.',
+  }),
+  internal: () => ({
+    status: 500,
+    code: 'internal',
+    message: 'Internal error; see the server log under this request id.',
+  }),
+};
+
 /**
- * The same answer as {@link sendApiError}, header for header, on a response outside Express (a part's direct
- * handler, app.ts): what `res.status(status).json(body)` writes with the app's settings (no ETag).
+ * What the app answers for an error that reached its last-resort handler (app.ts), and the fast path for a
+ * direct handler that threw (fast-path.ts): the same answer either way.
  */
-export function writeApiError(
-  req: IncomingMessage,
-  res: ServerResponse,
-  status: number,
-  body: ApiError,
-): void {
-  const text = JSON.stringify(body);
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', String(Buffer.byteLength(text)));
-  if (req.method === 'HEAD') res.end();
-  else res.end(text, 'utf8');
+export function lastResortAnswer(err: unknown): LastResortAnswer {
+  const kind = errorKindOf(err);
+  return { kind, ...ANSWER_OF_KIND[kind](clientErrorStatus(err)) };
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
-import type { Logger } from './logger.js';
-import { API_SECURITY_HEADERS, setHeaders } from './security-headers.js';
+import type { Logger } from '../logger.js';
+import { API_SECURITY_HEADERS, setHeaders } from '../security-headers.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -59,26 +59,12 @@ export interface DrainState {
 }
 
 /**
- * Starts a request, the same way for the Express app and for a part's direct handler (part.ts): the security
- * headers of every answer (security-headers.ts), the id (the caller's `x-request-id` when well-formed, else a
- * fresh UUID), echoed in the response, then, while the server drains, `Connection: close`, so a keep-alive
- * connection closes after its answer and does not hold the drain.
+ * Starts a request, the same way for the Express app and for a part's direct handler (fast-path.ts): the
+ * security headers of every answer (security-headers.ts), the id (the caller's `x-request-id` when well-formed,
+ * else a fresh UUID), echoed in the response, then, while the server drains, `Connection: close`, so a
+ * keep-alive connection closes after its answer and does not hold the drain.
  */
-export type StartRequest = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  options?: StartOptions,
-) => RequestContext;
-
-/** How a part's direct handler wants its request started (app.ts `createRequestListener`). */
-export interface StartOptions {
-  /**
-   * Also give the request and response Express's methods and `res.locals` (`requestId`, `logger`), as the app's
-   * own first middleware and Express's `expressInit` do: for a handler that runs Express middleware (the USSD
-   * session route's body parsers, rate limiter and metrics) without Express's routing.
-   */
-  express?: boolean;
-}
+export type StartRequest = (req: IncomingMessage, res: ServerResponse) => RequestContext;
 
 export function createRequestStart(
   logger: Logger,

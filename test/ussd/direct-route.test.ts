@@ -1,12 +1,13 @@
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
-import type { DirectHandler, PartFactory } from '../../server/part.js';
+import type { DirectHandler } from '../../server/http/fast-path.js';
+import type { PartFactory } from '../../server/part.js';
 import { createUssdPart } from '../../server/ussd/part.js';
 import { startTestApp } from '../helpers/app.js';
 import { ussdBody } from '../helpers/ussd-dialog.js';
 
-// POST /api/ussd is answered before Express routes the request (server/app.ts createRequestListener, the USSD
-// part's `direct` route); `/api/ussd/` (a trailing slash) still goes through Express's router and ts-rest.
+// POST /api/ussd is answered before Express routes the request (server/http/fast-path.ts, the USSD part's
+// `direct` route); `/api/ussd/` (a trailing slash) still goes through Express's router and ts-rest.
 // Every kind of request must get the same answer both ways, byte for byte but the Date header.
 
 interface RawAnswer {

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
-import { sendApiError } from '../../api-error.js';
+import { sendApiError } from '../../http/api-error.js';
 import { PhoneNumber } from '../../../contracts/ussd.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';

@@ -1,6 +1,6 @@
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
-import { sendApiError } from '../../api-error.js';
+import { sendApiError } from '../../http/api-error.js';
 import { runMiddleware } from '../../http/run-middleware.js';
 import { findUnsafeText, isStorableText } from '../../../contracts/unsafe-text.js';
 import { USSD_SESSION_ID_MAX, ussdContract, type UssdRequest } from '../../../contracts/ussd.js';
