@@ -9,7 +9,7 @@ import { ChatTransport, RunDisconnectedError } from './chat-transport.js';
 import { fromDto } from './content.js';
 import { newTurnState, type TurnState } from './event-reducer.js';
 import { fetchNewestPage, fetchOlderPage, mergeHistory } from './history.js';
-import { messageBody, type SendExtras } from './message-body.js';
+import { messageBody, optimisticMessage, type SendExtras } from './message-body.js';
 import { Participants } from './participants.js';
 import type { StreamEvent } from './sse.js';
 import { Turn } from './turn.js';
@@ -34,11 +34,6 @@ export interface ChatControllerDeps {
 }
 
 const toError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
-
-const randomId = (): string =>
-  typeof globalThis.crypto?.randomUUID === 'function'
-    ? globalThis.crypto.randomUUID()
-    : `local-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
 
 /**
  * The chat of one session, outside React, shared by every `useChat` of the session: the flow between the
@@ -245,14 +240,9 @@ export class ChatController {
     const turn = this.#newTurn(newTurnState());
     this.store.mode = opts.streamingMode ?? 'batched';
     this.store.throttleMs = opts.streamingThrottleMs;
-    const humanId = `local:${randomId()}`;
-    turn.humanId = humanId;
-    this.store.upsert(humanId, () => ({
-      id: humanId,
-      type: 'human',
-      content: text,
-      createdAt: new Date().toISOString(),
-    }));
+    const question = optimisticMessage(text);
+    turn.humanId = question.id;
+    this.store.upsert(question.id, () => question);
     this.store.setRun(INITIAL_RUN);
     this.store.setMeta({ status: 'submitted', sendMessageError: undefined });
     try {
@@ -306,8 +296,7 @@ export class ChatController {
       }
       // The stream was stopped on purpose (abort, detach): nothing more to do here.
     } catch (e) {
-      if (e instanceof RunDisconnectedError) this.#endDisconnected(turn, e);
-      else this.#failTurn(turn, e, opts);
+      this.#failTurn(turn, e, opts);
     }
   }
 
@@ -318,24 +307,18 @@ export class ChatController {
       this.#deps.onToolCallDone?.(event.payload.toolName);
   }
 
-  #endDisconnected(turn: Turn, e: Error): void {
-    turn.markDone();
-    if (turn.detached || turn.userAborted) return;
-    this.#clearTurn(turn);
-    this.store.setRun({ reconnecting: false, ended: 'disconnected' });
-    this.store.setMeta({ status: 'error', sendMessageError: e });
-  }
-
+  /** The turn's reading failed: the send error, unless it was stopped on purpose (`ready`, or quietly). */
   #failTurn(turn: Turn, e: unknown, opts?: IChatOptions): void {
     turn.markDone();
-    if (turn.detached) return;
+    const disconnected = e instanceof RunDisconnectedError;
+    if (turn.detached || (disconnected && turn.userAborted)) return;
     this.#clearTurn(turn);
     if (turn.userAborted || isAbortError(e)) {
       this.store.setMeta({ status: 'ready' });
       return;
     }
     this.#reportPayment(e, opts);
-    this.store.setRun({ reconnecting: false });
+    this.store.setRun({ reconnecting: false, ...(disconnected ? { ended: 'disconnected' as const } : {}) });
     this.store.setMeta({ status: 'error', sendMessageError: toError(e) });
   }
 

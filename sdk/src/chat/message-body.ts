@@ -1,7 +1,7 @@
 import type { SendMessageBody } from '../../../contracts/oracle.js';
 import type { RegisteredAction } from '../context/action-registry.js';
 import { loadJsonSchemaConverter } from '../tools/json-schema.js';
-import type { BrowserTool, IChatOptions } from '../types.js';
+import type { BrowserTool, IChatOptions, IMessage } from '../types.js';
 
 /** A message's extra fields (beyond the spec's `sendMessage(message)`, as reference SDK 1.4.0). */
 export type SendExtras = Pick<SendMessageBody, 'metadata' | 'attachments'>;
@@ -56,4 +56,14 @@ export async function messageBody(
     // no Intl time zone: leave it out
   }
   return { ...body, ...(await advertisedTools(browserTools, actions)) };
+}
+
+const randomId = (): string =>
+  typeof globalThis.crypto?.randomUUID === 'function'
+    ? globalThis.crypto.randomUUID()
+    : `local-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+
+/** The user's message as the chat shows it until history has the stored one (a `local:` id). */
+export function optimisticMessage(text: string): IMessage {
+  return { id: `local:${randomId()}`, type: 'human', content: text, createdAt: new Date().toISOString() };
 }
