@@ -269,6 +269,30 @@ describe('SocketChannel', () => {
     expect(authCalls).toEqual([undefined, undefined]);
   });
 
+  it('a dropped connection waits its backoff before the reconnect (the reconnect option, no jitter)', async () => {
+    const server = await startServer();
+    const connected: boolean[] = [];
+    const ch = new SocketChannel({
+      wsUrl: server.url,
+      sessionId: 'ses_1',
+      userDid: 'did:key:z6MkUser',
+      reconnect: { baseMs: 1200, jitter: 0 },
+      auth: () => Promise.resolve({ ucanDelegation: 'd' }),
+      onEvent: () => undefined,
+      onConnectedChange: (c) => void connected.push(c),
+    });
+    channels.push(ch);
+    ch.connect();
+    await until(() => ch.connected);
+    const dropped = Date.now();
+    server.sockets[0]?.conn.close();
+    await until(() => connected.length >= 3);
+    expect(connected).toEqual([true, false, true]);
+    // socket.io's own reconnection would have come back within 750 ms (500 ms ± 50 %).
+    expect(Date.now() - dropped).toBeGreaterThanOrEqual(1200);
+    expect(server.handshakes).toHaveLength(2);
+  });
+
   it('close: disconnects, reports nothing more, retries nothing; a channel closed before loading never connects', async () => {
     const server = await startServer((_h, n) => n === 1);
     const { ch, connected } = channel(server.url, () => Promise.resolve({ ucanDelegation: 'd' }), 150);
