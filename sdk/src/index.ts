@@ -46,14 +46,9 @@ export type { OracleStep } from './http/oracle-request-error.js';
 export { RunDisconnectedError } from './chat/chat-transport.js';
 export type { RejoinOptions } from './chat/chat-transport.js';
 export { ReauthorizationDeclinedError } from './auth/token-cache.js';
-export type {
-  ReauthorizationReason,
-  ReauthorizationRequest,
-  ReauthorizeFn,
-  SerializedUcan,
-} from './auth/token-cache.js';
+export type { ReauthorizationReason, ReauthorizationRequest, ReauthorizeFn } from './auth/token-cache.js';
 export { memoryDelegationStorage } from './auth/delegation-storage.js';
-export type { DelegationStorage } from './auth/delegation-storage.js';
+export type { DelegationStorage, SerializedUcan } from './auth/delegation-storage.js';
 export type { RetryPolicy } from './config/config-queries.js';
 export type { BackoffOptions } from './util/backoff.js';
 export type {

@@ -1,4 +1,8 @@
-import type { SerializedUcan } from './token-cache.js';
+/** A serialized capability token (base64 of a UCAN archive) and its expiry in epoch milliseconds. */
+export interface SerializedUcan {
+  serialized: string;
+  expiresAt: number;
+}
 
 /**
  * Where delegations are kept across page loads: anything with the three methods of the Web Storage API

@@ -5,13 +5,8 @@ import {
   removeStored,
   writeStored,
   type DelegationStorage,
+  type SerializedUcan,
 } from './delegation-storage.js';
-
-/** A serialized capability token (base64 of a UCAN archive) and its expiry in epoch milliseconds. */
-export interface SerializedUcan {
-  serialized: string;
-  expiresAt: number;
-}
 
 /** Mints a token for an oracle: the provider's `createDelegation` or `createInvocation`. */
 export type TokenMinter = (oracleDid: string) => Promise<SerializedUcan>;

@@ -1,6 +1,5 @@
 import type { QueryClient } from '@tanstack/react-query';
 import type { OracleConfig } from '../../../contracts/oracle.js';
-import type { OraclesContextValue } from '../context/oracles-context.js';
 import type { OracleHttp } from '../http/oracle-http.js';
 import { OracleRequestError } from '../http/oracle-request-error.js';
 import { oracleKeys } from '../query/keys.js';
@@ -12,6 +11,16 @@ import { fetchOracleConfig, fetchOracleEndpoints, pickUrls, type OracleEndpoints
 export interface RetryPolicy extends Required<BackoffOptions> {
   /** Retries of one fetch before the query is in error (it keeps refetching with backoff after). */
   attempts: number;
+}
+
+/** What the config lookups read from the provider's context (OraclesContextValue has all of it). */
+export interface ConfigLookupContext {
+  chainRestUrl: string | undefined;
+  chainRoutePrefix: string;
+  overrides: OracleOverrides | undefined;
+  queryClient: QueryClient;
+  retry: RetryPolicy;
+  http: (oracleDid: string, baseUrl: string) => OracleHttp;
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseMs: 1000, maxMs: 30_000, jitter: 0.2 };
@@ -40,7 +49,7 @@ const CONFIG_STALE_MS = 5 * 60_000;
 
 /** The overrides in force for a hook: its own win over the provider's. */
 export function effectiveOverrides(
-  ctx: Pick<OraclesContextValue, 'overrides'>,
+  ctx: Pick<ConfigLookupContext, 'overrides'>,
   overrides: OracleOverrides | undefined,
 ): OracleOverrides | undefined {
   if (!ctx.overrides) return overrides;
@@ -55,7 +64,7 @@ export function unresolvableError(oracleDid: string): Error {
   );
 }
 
-export function endpointsQuery(ctx: OraclesContextValue, oracleDid: string, chainRestUrl: string) {
+export function endpointsQuery(ctx: ConfigLookupContext, oracleDid: string, chainRestUrl: string) {
   return {
     queryKey: oracleKeys.endpoints(oracleDid, chainRestUrl, ctx.chainRoutePrefix),
     queryFn: ({ signal }: { signal: AbortSignal }): Promise<OracleEndpoints> =>
@@ -65,7 +74,7 @@ export function endpointsQuery(ctx: OraclesContextValue, oracleDid: string, chai
   };
 }
 
-export function configQuery(ctx: OraclesContextValue, oracleDid: string, apiUrl: string) {
+export function configQuery(ctx: ConfigLookupContext, oracleDid: string, apiUrl: string) {
   return {
     queryKey: oracleKeys.config(oracleDid, apiUrl),
     queryFn: ({ signal }: { signal: AbortSignal }): Promise<OracleConfig> =>
@@ -88,7 +97,7 @@ export interface ResolvedOracle {
  * error (naming the step) when it fails.
  */
 export async function resolveOracle(
-  ctx: OraclesContextValue,
+  ctx: ConfigLookupContext,
   oracleDid: string,
   hookOverrides?: OracleOverrides,
 ): Promise<ResolvedOracle> {

@@ -4,8 +4,9 @@ import {
   defaultDelegationStorage,
   memoryDelegationStorage,
   type DelegationStorage,
+  type SerializedUcan,
 } from '../auth/delegation-storage.js';
-import { TokenCache, type ReauthorizeFn, type SerializedUcan } from '../auth/token-cache.js';
+import { TokenCache, type ReauthorizeFn } from '../auth/token-cache.js';
 import { ChatRegistry } from '../chat/chat-registry.js';
 import { DEFAULT_RETRY, type RetryPolicy } from '../config/config-queries.js';
 import { PendingPayments } from '../payments/pending-payments.js';

@@ -1,7 +1,7 @@
 import { delegate } from '@ucanto/core';
 import { ed25519 } from '@ucanto/principal';
 import { ORACLE_CAPABILITIES } from '../../../contracts/oracle.js';
-import type { SerializedUcan } from '../auth/token-cache.js';
+import type { SerializedUcan } from '../auth/delegation-storage.js';
 
 /** The published seed of the default development user: anyone can act as this user. DEVELOPMENT ONLY. */
 export const DEV_USER_SEED = 'open-oracles development user: a published key, development only';
