@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { chainConfig } from './chain/config.js';
-import { PART_NAMES, type ConfigSection, type PartName, type PlatformFacts } from './config-section.js';
+import { PART_NAMES, type ConfigSection, type PartName } from './config-section.js';
 import { bool, int, list, optionalMatching, optionalText, optionalUrl } from './env-values.js';
 import { oracleConfigSections } from './oracle/config.js';
 import { trustProxy } from './trust-proxy.js';
@@ -149,7 +149,16 @@ export type Config = z.output<typeof Variables>;
 
 type Section = ConfigSection<z.AnyZodObject, Config>;
 
-/** A section's rules as a refinement: production rules in production (marked), its other checks always. */
+/** Marks an issue as a broken production rule, which loadConfig reports apart from invalid values. */
+const REFUSAL = { production: true };
+const isRefusal = (issue: z.ZodIssue): boolean =>
+  issue.code === 'custom' && issue.params?.['production'] === true;
+
+/**
+ * A section's rules as a refinement: production rules in production (marked), its other checks always. Zod
+ * runs refinements once no value failed its type (a failed check still lets them run, and loadConfig then
+ * reports the invalid values alone).
+ */
 function refinementOf(section: Section) {
   return (config: Config, ctx: z.RefinementCtx): void => {
     section.refine?.(config, ctx);
@@ -167,10 +176,6 @@ function refinementOf(section: Section) {
     }
   };
 }
-
-const REFUSAL = { production: true };
-const isRefusal = (issue: z.ZodIssue): boolean =>
-  issue.code === 'custom' && issue.params?.['production'] === true;
 
 /** The platform's configuration: its variables, refined by every section's rules. */
 export const ConfigSchema = CONFIG_SECTIONS.reduce<z.ZodType<Config, z.ZodTypeDef, unknown>>(
@@ -209,5 +214,3 @@ export function productionWarnings(config: Config): string[] {
   if (config.NODE_ENV !== 'production') return [];
   return (CONFIG_SECTIONS as readonly Section[]).flatMap((s) => s.warnings?.(config) ?? []);
 }
-
-export type { PlatformFacts };

@@ -136,6 +136,17 @@ describe('server/config.ts', () => {
     expect(loadConfig({ ...production, PIN_SCRYPT_LOG2N: '15' }).PIN_SCRYPT_LOG2N).toBe(15);
   });
 
+  it('names an invalid value alone, before any production rule it would also break', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', HOST: 'not a host' })).toThrow(
+      new ConfigError(
+        'Invalid configuration:\n  HOST: an IP address (0.0.0.0, 127.0.0.1, ::) or a host name',
+      ),
+    );
+    expect(() => loadConfig({ OPENAI_MODEL: 'llama3' })).toThrow(
+      new ConfigError('Invalid configuration:\n  OPENAI_MODEL is set but OPENAI_BASE_URL is not'),
+    );
+  });
+
   it('names every invalid variable', () => {
     const run = () => loadConfig({ PORT: 'eighty', TRUST_PROXY_ENABLED: 'yes', REDIS_URL: 'not a url' });
     expect(run).toThrow(/PORT/);
