@@ -51,6 +51,7 @@ function runs(command: string, args: string[]): Promise<boolean> {
 /** Why the test cannot run here, or undefined. In CI (.ci/run installs nginx) that is a failure. */
 async function missing(): Promise<string | undefined> {
   if (!(await runs(NGINX, ['-v']))) return `no nginx at ${NGINX} (apt-get install -y nginx)`;
+  if (!(await runs('openssl', ['version']))) return 'no openssl (apt-get install -y openssl)';
   if (!(await haveRedisServer())) return 'no redis-server on the PATH';
   if (TEST_DATABASE_URL === undefined && !(await havePostgresBinaries())) {
     return 'no DATABASE_URL and no PostgreSQL server binaries (PG_BIN)';
