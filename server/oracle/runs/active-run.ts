@@ -28,8 +28,8 @@ export interface RecordedEnd {
 }
 
 /**
- * A run this instance executes: numbers and writes its events, keeps its answer so far, and saves how far it got
- * (a checkpoint) so that whoever claims it after a crash resumes it from there.
+ * A run this instance executes: numbers and writes its events, keeps its answer so far, saves how far it got (a
+ * checkpoint) so that whoever claims it after a crash resumes it from there, and records its start and its end.
  */
 export class ActiveRun {
   row: RunRow;
@@ -186,6 +186,23 @@ export class ActiveRun {
       await retry(() => this.#out.runs.end(row.run_id, ending()));
     }
     return end;
+  }
+
+  /**
+   * Writes the run's last events once its end is recorded: `error` when it failed, then `done` (held for the
+   * abort's answer when an abort gate is on it). Resolves once they are stored.
+   */
+  async writeEnd({ status, text, error }: RecordedEnd): Promise<void> {
+    if (this.gate) {
+      this.gate.stored();
+      await this.gate.open;
+    }
+    if (status === 'failed') {
+      const timestamp = new Date().toISOString();
+      this.emit('error', { error: error ?? 'The turn failed.', code: 'turn_failed', timestamp });
+    }
+    this.emit('done', status === 'finished' ? { status } : { status, partialText: text });
+    await this.#appends;
   }
 }
 

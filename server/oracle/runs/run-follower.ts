@@ -68,11 +68,11 @@ export async function followRun(
     const readMissed = async (): Promise<void> => {
       for (const record of await deps.log.read(runId, last)) deliver(record);
     };
-    // Given up only when the follower stops.
-    if (!finished)
-      await retryStore(readMissed, { everyMs: CATCH_UP_RETRY_MS, stopped: () => finished }).catch(
-        () => undefined,
-      );
+    if (!finished) {
+      // Tried until it reads, or until the follower stops.
+      const stopped = (): boolean => finished;
+      await retryStore(readMissed, { everyMs: CATCH_UP_RETRY_MS, stopped }).catch(() => undefined);
+    }
     // What the log has not (lost with Redis's data) cannot be had: the rest goes out as it is.
     for (const record of buffered.splice(0).sort((a, b) => a.id - b.id)) deliver(record);
     replaying = false;

@@ -223,23 +223,14 @@ export class RunManager {
   }
 
   /**
-   * Ends a run: its answer is stored and the run recorded ended before `done`, so a client that reloads history
-   * on `done` finds it (a follower on another instance that sees the run ended before `done` looks again).
+   * Ends a run: its answer is stored and the run recorded ended before `done` is written, so a client that
+   * reloads history on `done` finds it (a follower on another instance that sees the run ended before `done`
+   * looks again); then the run is let go and its events kept for `retentionSeconds`.
    */
   async #finish(run: ActiveRun, ended: RunEndStatus, outcome: TurnOutcome): Promise<void> {
     const { row } = run;
     try {
-      const { status, text, error } = await run.saveEnd(ended, outcome, (store) => this.#untilStored(store));
-      if (run.gate) {
-        run.gate.stored();
-        await run.gate.open;
-      }
-      if (status === 'failed') {
-        const at = new Date().toISOString();
-        run.emit('error', { error: error ?? 'The turn failed.', code: 'turn_failed', timestamp: at });
-      }
-      run.emit('done', status === 'finished' ? { status } : { status, partialText: text });
-      await run.written();
+      await run.writeEnd(await run.saveEnd(ended, outcome, (store) => this.#untilStored(store)));
     } catch (err) {
       this.#options.logger.error({ err, runId: row.run_id }, 'runs: could not record the end of a run');
     } finally {
