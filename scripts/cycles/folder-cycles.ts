@@ -12,6 +12,8 @@ export interface FolderCycle {
   ring: string[];
   /** One import behind each step of the ring, in the same order. */
   imports: ImportEdge[];
+  /** Every entry of the tangle the ring belongs to (its strongly connected group), sorted. */
+  tangle: string[];
 }
 
 /**
@@ -55,6 +57,7 @@ export function findFolderCycles(edges: readonly ImportEdge[]): FolderCycle[] {
           folder,
           ring,
           imports: ring.map((from, i) => graph.get(from)!.get(ring[(i + 1) % ring.length]!)!),
+          tangle: group,
         });
       }
     }
