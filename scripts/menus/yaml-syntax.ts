@@ -16,7 +16,29 @@ export function syntaxProblem(file: SourceFile): SyntaxProblem | undefined {
   const error = file.doc.errors[0];
   if (error === undefined) return undefined;
   const line = error.linePos?.[0].line ?? 0;
+  const indented = overIndented(file, error, line);
+  if (indented !== undefined) return { line: indented, message: `YAML: ${INDENT}` };
   return { line: lineOfSlip(file, error, line), message: `YAML: ${plainWords(error)}` };
+}
+
+const INDENT =
+  'this line is not indented like the lines beside it: give it the same number of spaces as the other fields of its node (YAML counts spaces)';
+
+/**
+ * A field indented too far under `type: menu` reads as more of that value (`menu title: …`), which the
+ * parser reports as a colon inside a text on the line above: the slip is the next line's indentation.
+ */
+function overIndented(file: SourceFile, error: YAMLError, line: number): number | undefined {
+  if (error.code !== 'BLOCK_AS_IMPLICIT_KEY' && error.code !== 'MULTILINE_IMPLICIT_KEY') return undefined;
+  const lines = file.text.split('\n');
+  const indent = (text: string): number => text.length - text.trimStart().length;
+  for (let i = line - 1; i >= Math.max(0, line - 2); i--) {
+    const here = lines[i] ?? '';
+    const next = lines[i + 1] ?? '';
+    if (/^\s*[\w-]+:\s*[^\s{[|>'"#]/.test(here) && /^\s*[\w-]+:/.test(next) && indent(next) > indent(here))
+      return i + 2;
+  }
+  return undefined;
 }
 
 function plainWords(error: YAMLError): string {
@@ -26,7 +48,7 @@ function plainWords(error: YAMLError): string {
     const close = /end with a ([}\]])/.exec(first)?.[1];
     if (close !== undefined)
       return `a ${close === '}' ? '{' : '['} opened above is not closed: end it with ${close} on the same line`;
-    return 'this line is not indented like the lines beside it: give it the same number of spaces as the other fields of its node (YAML counts spaces)';
+    return INDENT;
   }
   if (code === 'TAB_AS_INDENT') return 'a tab in the indentation: indent with spaces only';
   if (code === 'MULTILINE_IMPLICIT_KEY' || (code === 'MISSING_CHAR' && !/quote/.test(first)))

@@ -1,4 +1,4 @@
-import { menuTree } from '../../generated/menus.js';
+import { menuTree, type MenuTree } from '../../generated/menus.js';
 import type { Part, PartContext } from '../part.js';
 import type { AccountService } from './accounts/accounts.js';
 import { createAccountService } from './accounts/account-service.js';
@@ -13,11 +13,17 @@ import type { UssdEngine } from './engine/types.js';
 import { createUssdGateway } from './gateway.js';
 import { createSimulatorRouter } from './simulator/simulator-router.js';
 import { Router } from 'express';
+import type { LiveMenus } from './live-menus.js';
 
 /** What a caller (a test) may choose when building the part; production uses the defaults. */
 export interface UssdPartOptions {
   /** The engine over the part's accounts (default: the menu engine over the generated menus). */
   engine?: (accounts: AccountService) => UssdEngine;
+  /**
+   * Menus that change while the server runs (`npm run dev`): each request is served by the tree the source
+   * holds then. Without it the generated menus are served, as production does.
+   */
+  menus?: LiveMenus;
 }
 
 /** The built part, with the accounts and engine it runs on. */
@@ -42,22 +48,24 @@ export function createUssdPart(ctx: PartContext, options: UssdPartOptions = {}):
       ...createAccountService(ctx.db, createPinCrypto(keyring, cost)),
       recordPhoneVisit: visits.record,
     };
-    const engine =
-      options.engine?.(accounts) ??
+    const engineOver = (tree: MenuTree): UssdEngine =>
       createUssdEngine({
-        tree: menuTree,
+        tree,
         actions: actionHandlers,
         accounts,
         secrets: createSecretHasher(cost),
         logger: ctx.logger,
       });
+    const engine =
+      options.engine?.(accounts) ??
+      (options.menus ? liveEngine(options.menus, engineOver) : engineOver(menuTree));
     const gateway = createUssdGateway(ctx, {
       engine,
       sealer: createValueSealer(keyring, 'ussd-sessions'),
     });
     // The phone simulator page (/ussd/simulator) beside the gateway's routes.
     const router = Router();
-    router.use(createSimulatorRouter(ctx.config, menuTree));
+    router.use(createSimulatorRouter(ctx.config, options.menus ?? menuTree));
     router.use(gateway.router);
     return {
       ...gateway,
@@ -70,4 +78,15 @@ export function createUssdPart(ctx: PartContext, options: UssdPartOptions = {}):
       },
     };
   });
+}
+
+/** An engine that follows `menus`: a new engine for each new tree, built when the first request needs it. */
+function liveEngine(menus: LiveMenus, engineOver: (tree: MenuTree) => UssdEngine): UssdEngine {
+  let built = { tree: menus.tree, engine: engineOver(menus.tree) };
+  return {
+    handle(request, session, logger) {
+      if (built.tree !== menus.tree) built = { tree: menus.tree, engine: engineOver(menus.tree) };
+      return built.engine.handle(request, session, logger);
+    },
+  };
 }

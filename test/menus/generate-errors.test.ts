@@ -58,6 +58,7 @@ describe('generateMenus refuses wrong menus, naming file, node and line', () => 
       'error-word-too-long',
       'error-yaml-colon-in-text',
       'error-yaml-indent',
+      'error-yaml-indent-after-value',
       'error-yaml-missing-colon',
       'error-yaml-unclosed-quote',
     ]);

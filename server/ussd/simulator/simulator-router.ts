@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Router, type RequestHandler } from 'express';
 import type { MenuTree } from '../../../generated/menus.js';
 import type { Config } from '../../config.js';
+import { LiveMenus } from '../live-menus.js';
 import { createOperatorAuth } from '../../operator-auth.js';
 import { projectRoot } from '../../project-root.js';
 import { pageHeaders, setHeaders, type HeaderSet } from '../../security-headers.js';
@@ -22,13 +23,26 @@ export interface SimulatorConfig {
   ends: Record<string, string[]>;
   /** The goodbye texts (`*`), in every language. */
   goodbye: string[];
+  /** Under `npm run dev`: why the last change to the menus was refused (the last good menus still serve). */
+  problem?: string;
+  /** Under `npm run dev`: which tree is served; the page reloads its map when it changes. */
+  version?: number;
 }
 
-export function simulatorConfig(tree: MenuTree): SimulatorConfig {
+export function simulatorConfig(menus: MenuTree | LiveMenus): SimulatorConfig {
+  const live = menus instanceof LiveMenus ? menus : undefined;
+  const tree = live?.tree ?? (menus as MenuTree);
   const ends: Record<string, string[]> = {};
   for (const [id, node] of Object.entries(tree.nodes))
     if (node.kind === 'end') ends[id] = Object.values(node.text);
-  return { serviceCode: '*384*123#', ends, goodbye: Object.values(tree.system.goodbye) };
+  return {
+    serviceCode: '*384*123#',
+    ends,
+    goodbye: Object.values(tree.system.goodbye),
+    ...(live === undefined
+      ? {}
+      : { version: live.version, ...(live.problem === undefined ? {} : { problem: live.problem }) }),
+  };
 }
 
 /**
@@ -41,7 +55,7 @@ export function simulatorConfig(tree: MenuTree): SimulatorConfig {
  */
 export function createSimulatorRouter(
   config: Pick<Config, 'NODE_ENV' | 'OPERATOR_TOKEN'>,
-  tree: MenuTree,
+  tree: MenuTree | LiveMenus,
 ): Router {
   const router = Router();
   // The page and its files: the pages' content security policy (only this server's files, no framing), which

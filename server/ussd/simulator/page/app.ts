@@ -8,6 +8,10 @@ interface SimulatorConfig {
   serviceCode: string;
   ends: Record<string, string[]>;
   goodbye: string[];
+  /** Under `npm run dev`: why the last change to the menus was refused. */
+  problem?: string;
+  /** Under `npm run dev`: which tree is served. */
+  version?: number;
 }
 
 interface Session {
@@ -31,6 +35,7 @@ const map = $<HTMLDivElement>('[data-testid=map]');
 const where = $<HTMLSpanElement>('[data-testid=current-node]');
 const log = $<HTMLOListElement>('[data-testid=log]');
 const sendButton = $<HTMLButtonElement>('[data-testid=send]');
+const menusProblem = $<HTMLPreElement>('[data-testid=menus-problem]');
 
 let config: SimulatorConfig = { serviceCode: '*384*123#', ends: {}, goodbye: [] };
 let session: Session | undefined;
@@ -251,8 +256,26 @@ async function start(): Promise<void> {
   config = cfg;
   // The map is the server's own generated file (generated/menu-map.svg), not user input.
   map.innerHTML = svg;
+  showProblem(cfg.problem);
   idle();
   document.body.dataset['ready'] = 'true';
+  if (cfg.version !== undefined) setInterval(() => void follow(), 1500);
+}
+
+/** The generator's message when the menus were refused; the last good menus keep serving. */
+function showProblem(problem: string | undefined): void {
+  menusProblem.hidden = problem === undefined;
+  menusProblem.textContent =
+    problem === undefined ? '' : `The menus were not reloaded (the last good ones still serve):\n${problem}`;
+}
+
+/** Under `npm run dev`: a new tree brings its map and ends; a refused one its problem. */
+async function follow(): Promise<void> {
+  const cfg = (await fetch('/ussd/simulator/config.json').then((r) => r.json())) as SimulatorConfig;
+  showProblem(cfg.problem);
+  if (cfg.version === config.version) return;
+  config = cfg;
+  map.innerHTML = await fetch('/ussd/simulator/menu-map.svg').then((r) => r.text());
 }
 
 void start();
