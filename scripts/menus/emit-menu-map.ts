@@ -8,7 +8,7 @@ import { REGENERATE_COMMAND } from '../lib/header.js';
  * YAML lists options); a link to a node drawn elsewhere (back to the top menu, a retry) is written in the
  * row as `→ id`. Texts are in the default language. Deterministic: the same tree gives the same bytes.
  *
- * Two forms: an SVG (menus/README.md and the simulator page show it; the simulator highlights the screen
+ * Two forms: an SVG (docs/menus.md and the simulator page show it; the simulator highlights the screen
  * a session is on through each box's `data-node`) and Mermaid in Markdown (GitHub draws it, and a diff of
  * it reads as a change of the menus).
  */

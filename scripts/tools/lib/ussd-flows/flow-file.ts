@@ -6,7 +6,7 @@ import { z } from 'zod';
 const Name = z.string().regex(/^[a-z][A-Za-z0-9]*$/, 'a camelCase name like jane');
 
 /**
- * A recorded flow (test/flows/*.yaml; the format is in menus/README.md): accounts that exist before the
+ * A recorded flow (test/flows/*.yaml; the format is in docs/menus.md): accounts that exist before the
  * flow starts, then requests and their exact replies. `{ref}` stands for a customer ID.
  */
 export const FlowFile = z
