@@ -118,7 +118,10 @@ export function createChainGateway(options: ChainRouterOptions): ChainGateway {
   if (cors) router.use(mounts, cors);
   if (gate) router.use(mounts, gate);
   // Express strips the mount, so `req.path` is the part after the prefix (`/entity/…`, `/` for the prefix).
-  router.use(mounts, (req, res) => answer(req, res, req.path, req.query, res.locals.logger));
+  // The app's request logger, or the router's own when it is mounted without the app's request context (tests).
+  router.use(mounts, (req, res) =>
+    answer(req, res, req.path, req.query, (res.locals.logger as Logger | undefined) ?? logger),
+  );
 
   const guards = [cors, gate].filter((g) => g !== undefined);
   const direct: DirectHandler = (req, res, start) => {
