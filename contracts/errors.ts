@@ -79,6 +79,10 @@ export const ORACLE_ERROR_CODES = [
   'payment_conflict',
   /** The caller (or, when adding a member, the user added) is at a per-user quota: `quota` names it and its limit. */
   'quota_exceeded',
+  /** The tool call is not (or no longer) waiting for approval, or it is another user's (the same answer either way). */
+  'approval_not_found',
+  /** The tool call's approval was decided already (by a first decision, a timeout, or the turn's end). */
+  'approval_already_decided',
 ] as const;
 
 export type OracleErrorCode = (typeof ORACLE_ERROR_CODES)[number];

@@ -22,8 +22,11 @@ const TurnRef = {
   requestId: z.string(),
 };
 
-/** Status of a tool or action call: running, finished with an output, or failed. */
-export const CallStatus = z.enum(['isRunning', 'done', 'error']);
+/**
+ * Status of a tool or action call: running, finished with an output, failed, or `denied` (its user declined a
+ * call that needed approval; `error` says why, and the tool did not run).
+ */
+export const CallStatus = z.enum(['isRunning', 'done', 'error', 'denied']);
 export type CallStatus = z.infer<typeof CallStatus>;
 
 /**
@@ -76,6 +79,39 @@ export const ToolCallEvent = z.object({
   error: z.string().optional(),
 });
 export type ToolCallEvent = z.infer<typeof ToolCallEvent>;
+
+/**
+ * A server tool call that waits for its user's approval before it runs (the tool's `needsApproval`, or the
+ * operator's `ORACLE_TOOLS_NEED_APPROVAL`). The run's status is `awaiting_approval` until the session's owner
+ * answers `POST /sessions/:sessionId/tool-approvals/:toolCallId`, or `expiresAt` passes (then it is denied with
+ * reason `timeout`). `args` are the model's, as it sent them; nothing ran yet. Sent again when another instance
+ * takes the run over while it waits.
+ *
+ * @example
+ * { "toolCallId": "call_…", "toolName": "transfer_credits", "args": { "amount": 5 }, "expiresAt": "2026-…Z", … }
+ */
+export const ToolApprovalRequestedEvent = z.object({
+  ...TurnRef,
+  toolCallId: z.string(),
+  toolName: z.string(),
+  args: z.record(z.unknown()),
+  expiresAt: Timestamp,
+});
+export type ToolApprovalRequestedEvent = z.infer<typeof ToolApprovalRequestedEvent>;
+
+/**
+ * The decision on a call that waited for approval: who (`system` for a timeout or an ended turn), when, and why.
+ * Approved: the `tool_call` events of the call follow; denied: one `tool_call` with status `denied`.
+ */
+export const ToolApprovalDecidedEvent = z.object({
+  ...TurnRef,
+  toolCallId: z.string(),
+  approved: z.boolean(),
+  decidedBy: z.string(),
+  decidedAt: Timestamp,
+  reason: z.string().optional(),
+});
+export type ToolApprovalDecidedEvent = z.infer<typeof ToolApprovalDecidedEvent>;
 
 /** A call of an agent-UI action registered with `useAgAction`, run in the user's browser. */
 export const ActionCallEvent = z.object({
@@ -174,6 +210,8 @@ export const SERVER_EVENTS = {
   action_call: ActionCallEvent,
   render_component: RenderComponentEvent,
   browser_tool_call: BrowserToolCallEvent,
+  tool_approval_requested: ToolApprovalRequestedEvent,
+  tool_approval_decided: ToolApprovalDecidedEvent,
   error: ErrorEvent,
   done: DoneEvent,
   connected: ConnectedEvent,
@@ -198,6 +236,8 @@ export const SSE_EVENT_NAMES = [
   'action_call',
   'render_component',
   'browser_tool_call',
+  'tool_approval_requested',
+  'tool_approval_decided',
   'message',
   'error',
   'done',
@@ -211,6 +251,8 @@ export const SOCKET_SERVER_EVENT_NAMES = [
   'render_component',
   'browser_tool_call',
   'action_call',
+  'tool_approval_requested',
+  'tool_approval_decided',
 ] as const satisfies readonly ServerEventName[];
 export type SocketServerEventName = (typeof SOCKET_SERVER_EVENT_NAMES)[number];
 
@@ -241,6 +283,8 @@ export const AnyEventSchema = z.discriminatedUnion('eventName', [
   z.object({ eventName: z.literal('action_call'), payload: ActionCallEvent }),
   z.object({ eventName: z.literal('render_component'), payload: RenderComponentEvent }),
   z.object({ eventName: z.literal('browser_tool_call'), payload: BrowserToolCallEvent }),
+  z.object({ eventName: z.literal('tool_approval_requested'), payload: ToolApprovalRequestedEvent }),
+  z.object({ eventName: z.literal('tool_approval_decided'), payload: ToolApprovalDecidedEvent }),
   z.object({ eventName: z.literal('error'), payload: ErrorEvent }),
   z.object({ eventName: z.literal('done'), payload: DoneEvent }),
   z.object({ eventName: z.literal('connected'), payload: ConnectedEvent }),

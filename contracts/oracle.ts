@@ -173,9 +173,18 @@ export const StoredToolCall = z.object({
   name: z.string(),
   kind: ToolCallKind.optional(),
   args: z.record(z.unknown()),
-  status: z.enum(['isRunning', 'done', 'error']).optional(),
+  status: z.enum(['isRunning', 'done', 'error', 'denied']).optional(),
   output: z.string().optional(),
   error: z.string().optional(),
+  /** For a call that needed its user's approval: the decision (`decidedBy` is `system` for a timeout). */
+  approval: z
+    .object({
+      approved: z.boolean(),
+      decidedBy: z.string(),
+      decidedAt: Timestamp,
+      reason: z.string().optional(),
+    })
+    .optional(),
 });
 export type StoredToolCall = z.infer<typeof StoredToolCall>;
 
@@ -293,17 +302,50 @@ export const SendMessageResult = z.object({
 });
 export type SendMessageResult = z.infer<typeof SendMessageResult>;
 
-/** Status of a durable run. `queued`, `running` and `recovering` are in flight (re-joinable live). */
+/**
+ * Status of a durable run. `queued`, `running`, `recovering` and `awaiting_approval` (a tool call waits for its
+ * user's decision; see `pendingApprovals`) are in flight (re-joinable live).
+ */
 export const RunStatus = z.enum([
   'queued',
   'running',
   'recovering',
+  'awaiting_approval',
   'finished',
   'aborted',
   'interrupted',
   'failed',
 ]);
 export type RunStatus = z.infer<typeof RunStatus>;
+
+/** A tool call waiting for its user's approval: decide it with `POST /sessions/:sessionId/tool-approvals/:toolCallId`. */
+export const PendingApproval = z.object({
+  toolCallId: z.string(),
+  toolName: z.string(),
+  args: z.record(z.unknown()),
+  expiresAt: Timestamp,
+});
+export type PendingApproval = z.infer<typeof PendingApproval>;
+
+/** The user's decision on a tool call that waits for approval. */
+export const ApprovalDecisionBody = z
+  .object({
+    approved: z.boolean(),
+    /** Why (shown to the model when denied); at most 500 characters. */
+    reason: z.string().max(500).optional(),
+  })
+  .strict();
+export type ApprovalDecisionBody = z.infer<typeof ApprovalDecisionBody>;
+
+/** Answer of a decision: the call and the decision as recorded. */
+export const ApprovalDecided = z.object({
+  toolCallId: z.string(),
+  approved: z.boolean(),
+  decidedBy: z.string(),
+  decidedAt: Timestamp,
+  reason: z.string().optional(),
+});
+export type ApprovalDecided = z.infer<typeof ApprovalDecided>;
 
 /** A durable run: one turn of a session, re-joinable while its events are retained. */
 export const RunInfo = z.object({
@@ -317,6 +359,8 @@ export const RunInfo = z.object({
   lastEventId: z.number().int().nonnegative(),
   /** The answer as far as it got, for runs that ended otherwise than `finished`. */
   partialText: z.string().optional(),
+  /** Tool calls waiting for the user's approval (status `awaiting_approval`), as `tool_approval_requested` said. */
+  pendingApprovals: z.array(PendingApproval).optional(),
 });
 export type RunInfo = z.infer<typeof RunInfo>;
 
@@ -460,6 +504,27 @@ export const oracleContract = c.router(
         400: OracleError,
         401: OracleError,
         404: OracleError,
+        503: OracleError,
+      },
+    },
+    decideToolApproval: {
+      method: 'POST',
+      path: '/sessions/:sessionId/tool-approvals/:toolCallId',
+      summary: 'Approves or denies a tool call that waits for the user (tool_approval_requested)',
+      description:
+        "Only the session's owner decides. Approved: the tool runs and the turn goes on. Denied: the tool does " +
+        'not run; the model reads that the user declined (with `reason`) and the turn ends normally. Answers 404 ' +
+        "`approval_not_found` for a call that is not waiting or is not the caller's, and 409 " +
+        '`approval_already_decided` for a second decision (of two racing decisions, exactly one wins).',
+      metadata: ucan,
+      pathParams: z.object({ sessionId: Id, toolCallId: z.string().min(1).max(200) }),
+      body: ApprovalDecisionBody,
+      responses: {
+        200: ApprovalDecided,
+        400: OracleError,
+        401: OracleError,
+        404: OracleError,
+        409: OracleError,
         503: OracleError,
       },
     },

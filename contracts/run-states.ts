@@ -5,7 +5,12 @@ import type { RunStatus } from './oracle.js';
  * Statuses of a durable run in flight: its events can be followed live, and it ends with `done`. Every other
  * {@link RunStatus} is an end (a `RunEndStatus`).
  */
-export const IN_FLIGHT_STATUSES = ['queued', 'running', 'recovering'] as const satisfies readonly RunStatus[];
+export const IN_FLIGHT_STATUSES = [
+  'queued',
+  'running',
+  'recovering',
+  'awaiting_approval',
+] as const satisfies readonly RunStatus[];
 export type InFlightStatus = (typeof IN_FLIGHT_STATUSES)[number];
 
 /**

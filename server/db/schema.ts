@@ -19,6 +19,8 @@ export interface Database {
   oracle_messages: OracleMessagesTable;
   /** Durable runs, one per turn (migration 0003). */
   oracle_runs: OracleRunsTable;
+  /** Tool calls waiting for (or past) their user's approval (migration 0009). */
+  oracle_tool_approvals: OracleToolApprovalsTable;
   /** Users' delegations to the oracle (migration 0003). */
   oracle_delegations: OracleDelegationsTable;
   /** The user-preferences plugin's records, one per room (migration 0004). */
@@ -123,6 +125,25 @@ export interface OracleRunsTable {
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   ended_at: Date | null;
+}
+
+export interface OracleToolApprovalsTable {
+  tool_call_id: string;
+  run_id: string;
+  session_id: string;
+  /** The session's owner: the one user who may decide. */
+  user_did: string;
+  tool_name: string;
+  args: ColumnType<Record<string, unknown>, string, string>;
+  requested_at: Generated<Date>;
+  expires_at: Date;
+  status: ColumnType<'pending' | 'approved' | 'denied', 'pending' | undefined, 'approved' | 'denied'>;
+  /** The deciding user's DID, or `system` (a timeout, an ended turn). */
+  decided_by: string | null;
+  decided_at: Date | null;
+  reason: string | null;
+  /** The turn's state at the call, to resume it on another instance. */
+  resume: ColumnType<Record<string, unknown>, string, string>;
 }
 
 export interface OracleDelegationsTable {

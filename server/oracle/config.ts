@@ -69,6 +69,14 @@ const schema = z.object({
   ORACLE_TOOL_TIMEOUT_MS: int(100, 600_000, 15_000).describe(
     "How long a browser tool or an agent-UI action may take in the user's browser before it is a tool error.",
   ),
+  ORACLE_TOOLS_NEED_APPROVAL: list
+    .pipe(z.array(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'items are tool names')))
+    .describe(
+      "Server tools whose every call waits for its user's approval, by name (e.g. `set_user_preferences,remember_fact`), beside the tools that declare `needsApproval` themselves. A name no enabled plugin provides refuses to start.",
+    ),
+  ORACLE_APPROVAL_TIMEOUT_S: int(1, 18_000, 600).describe(
+    "How long a tool call waits for its user's approval; then it is denied with reason `timeout` (at most 5 h, within a run's event retention).",
+  ),
   ORACLE_MAX_SESSIONS_PER_USER: int(0, 10_000_000, 1000).describe(
     'Chat sessions one user keeps; one more answers 403 `quota_exceeded` (`0`: no quota). 1,000 is years of daily use, yet caps the rows a script makes.',
   ),

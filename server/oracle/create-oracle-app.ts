@@ -30,6 +30,8 @@ import { createFrontendBridge } from './socket/frontend-bridge.js';
 import type { OraclePlugin } from './runtime/plugin.js';
 import { bootPlugins, type PluginStatus } from './runtime/plugin-host.js';
 import { createTurnExecutor } from './runtime/turn-executor.js';
+import { createApprovalGate, createTurnApprovals } from './runtime/approval-gate.js';
+import { ApprovalStore } from './store/approvals.js';
 
 export type { PluginStatus } from './runtime/plugin-host.js';
 
@@ -136,6 +138,19 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     logger,
   });
   const bridge = createFrontendBridge(bus, (call) => sockets.sendFrontendCall(call));
+  const approvals = createTurnApprovals({
+    gate: createApprovalGate({
+      store: new ApprovalStore(db),
+      bus,
+      logger,
+      timeoutMs: config.ORACLE_APPROVAL_TIMEOUT_S * 1000,
+    }),
+    required: config.ORACLE_TOOLS_NEED_APPROVAL,
+    known: models.list().flatMap((m) => {
+      const model = models.get(m.id);
+      return model ? serverToolsFor(model).map((t) => t.name) : [];
+    }),
+  });
 
   const manager = new RunManager({
     runs,
@@ -162,6 +177,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
       bridge,
       sockets,
       toolTimeoutMs: config.ORACLE_TOOL_TIMEOUT_MS,
+      approvals,
       logger,
     }),
   });
@@ -182,6 +198,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     turnGuards: plugins.turnGuards,
     price: () => plugins.price(),
     authenticated,
+    approvals: approvals.gate,
   };
 
   const corsOptions = cors({
@@ -216,6 +233,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     async close() {
       await manager.close();
       bridge.close();
+      approvals.gate.close();
       await sockets.close();
       await log.close();
       await bus.close();

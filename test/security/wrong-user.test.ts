@@ -24,6 +24,7 @@ const KINDS: Record<RouteKey, Kind> = {
   'oracle.deleteSession': 'scoped',
   'oracle.transcript': 'scoped',
   'oracle.currentRun': 'scoped',
+  'oracle.decideToolApproval': 'scoped',
   'oracle.abort': 'scoped',
   'oracle.history': 'scoped',
   'oracle.send': 'scoped',

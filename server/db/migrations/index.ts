@@ -7,6 +7,7 @@ import * as m0005 from './0005-memory.js';
 import * as m0006 from './0006-credits.js';
 import * as m0007 from './0007-rooms-and-payments.js';
 import * as m0008 from './0008-payment-memos.js';
+import * as m0009 from './0009-tool-approvals.js';
 
 /**
  * Every migration, in order. Static imports (not a folder scan) so the list is checked by the compiler and
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '0006-credits': m0006,
   '0007-rooms-and-payments': m0007,
   '0008-payment-memos': m0008,
+  '0009-tool-approvals': m0009,
 };

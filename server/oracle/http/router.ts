@@ -18,7 +18,9 @@ import type { OracleSockets } from '../socket/socket-server.js';
 import type { DelegationStore } from '../store/delegations.js';
 import type { RoomStore } from '../store/rooms.js';
 import type { MessageStore } from '../store/messages.js';
-import { toRunInfo, type RunStore } from '../store/runs.js';
+import { STORED_IN_FLIGHT, toRunInfo, type RunStore } from '../store/runs.js';
+import { toPendingApproval } from '../store/approvals.js';
+import type { ApprovalGate } from '../runtime/approval-gate.js';
 import { toChatSession, type SessionStore } from '../store/sessions.js';
 import { openEventStream } from './event-stream.js';
 import { notFound, OracleHttpError, roomNotFound, runNotFound } from '../oracle-http-error.js';
@@ -46,6 +48,8 @@ export interface OracleServices {
   price(): Price;
   /** Every authenticated route's middleware: the caller's tokens, then the plugins' (authenticated.ts). */
   authenticated: RequestHandler;
+  /** Tool calls waiting for their user's approval. */
+  approvals: Pick<ApprovalGate, 'decide' | 'pendingOf'>;
 }
 
 const s = initServer();
@@ -137,7 +141,42 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
       const row = await runs.latest(params.sessionId);
       // No run yet is an answer, not an error: a chat asks on every mount.
       if (!row) return { status: 204, body: undefined };
-      return { status: 200, body: { run: toRunInfo(row) } };
+      const run = toRunInfo(row);
+      if (!STORED_IN_FLIGHT.includes(row.status)) return { status: 200, body: { run } };
+      const pending = await svc.approvals.pendingOf(row.run_id);
+      if (pending.length === 0) return { status: 200, body: { run } };
+      return {
+        status: 200,
+        body: {
+          run: { ...run, status: 'awaiting_approval', pendingApprovals: pending.map(toPendingApproval) },
+        },
+      };
+    },
+
+    decideToolApproval: async ({ params, body, res }) => {
+      const { userDid } = caller(res);
+      const result = await svc.approvals.decide(params.sessionId, params.toolCallId, userDid, body);
+      if (result.kind === 'not_found') {
+        throw new OracleHttpError(
+          404,
+          'approval_not_found',
+          'No tool call of yours waits for approval under this id.',
+        );
+      }
+      if (result.kind === 'already_decided') {
+        throw new OracleHttpError(409, 'approval_already_decided', 'This tool call was decided already.');
+      }
+      const row = result.row;
+      return {
+        status: 200,
+        body: {
+          toolCallId: row.tool_call_id,
+          approved: row.status === 'approved',
+          decidedBy: row.decided_by ?? userDid,
+          decidedAt: (row.decided_at ?? new Date()).toISOString(),
+          ...(row.reason === null ? {} : { reason: row.reason }),
+        },
+      };
     },
 
     abort: async ({ body, res }) => {

@@ -6,7 +6,7 @@ import type { NewRun, RunRow, RunStore } from '../store/runs.js';
 import { createAbortGate, type AbortGate } from './abort-handshake.js';
 import { firstIdOfAttempt, IDS_PER_ATTEMPT, runEvent, type RunEventLog } from './event-log.js';
 import { isPermanent } from './store-retry.js';
-import type { TurnOutcome } from './turn.js';
+import { SHUTDOWN_ABORT, type TurnOutcome } from './turn.js';
 
 /** Why a run is being stopped from outside. */
 export type StopReason = 'aborted' | 'superseded' | 'deleted' | 'shutdown';
@@ -101,7 +101,7 @@ export class ActiveRun {
     if (gate) this.gate = gate;
     // A shutdown lets the run go whatever stopped it before (the next instance resumes or ends it).
     if (reason === 'shutdown' || this.stopReason === undefined) this.stopReason = reason;
-    this.controller.abort();
+    this.controller.abort(reason === 'shutdown' ? SHUTDOWN_ABORT : reason);
     return gate ? Promise.race([gate.storedYet, this.finished]) : this.finished;
   }
 

@@ -17,6 +17,12 @@ export type ControlMessage =
       sessionId: string;
       result: unknown;
       error: string | undefined;
+    }
+  | {
+      /** A tool call's approval was decided (by its user, or by the run at its expiry): wakes the waiting run. */
+      type: 'approval_decided';
+      toolCallId: string;
+      sessionId: string;
     };
 
 /** Publish/subscribe between the instances of the agent service (in process, or Redis pub/sub). */

@@ -1,6 +1,7 @@
 import type { ServerEventName, ServerEventPayload } from '../../../contracts/events.js';
 import type { AgActionSpec, BrowserToolSpec, StoredToolCall } from '../../../contracts/oracle.js';
 import type { RunRow } from '../store/runs.js';
+import type { ApprovalRow } from '../store/approvals.js';
 import type { SessionRef } from '../store/sessions.js';
 
 // What a run hands the runtime's turn executor and gets back: the runs layer (and the HTTP routes above it)
@@ -33,6 +34,11 @@ export type RunExecutor = (run: {
   session: SessionRef | undefined;
   request: TurnRequest;
   continueFrom: string | undefined;
+  /** Taking the run over at a call that waits (or waited) for its user's approval: the turn resumes there. */
+  resumeAt?: ApprovalRow | undefined;
   emit: <N extends ServerEventName>(event: N, data: ServerEventPayload<N>) => void;
   signal: AbortSignal;
 }) => Promise<TurnOutcome>;
+
+/** The abort reason of a turn whose instance shuts down: its run is let go (resumed elsewhere), not ended. */
+export const SHUTDOWN_ABORT = 'instance-shutting-down';

@@ -30,7 +30,15 @@ export interface ServerTool<S extends z.ZodTypeAny = z.ZodTypeAny> {
   description: string;
   parameters: S;
   handler(args: z.output<S>, ctx: ToolContext): Promise<unknown>;
+  /**
+   * Whether a call waits for its user's approval before `handler` runs (a function decides per call, from the
+   * model's arguments). The operator can require it for any tool by name (`ORACLE_TOOLS_NEED_APPROVAL`).
+   */
+  needsApproval?: boolean | ApprovalRule<z.output<S>>;
 }
+
+/** A per-call approval rule (declared as a method so a tool of any argument type fits a list of tools). */
+type ApprovalRule<A> = { rule(args: A, ctx: ToolContext): boolean | Promise<boolean> }['rule'];
 
 /** Declares a server tool with its argument type inferred from its schema. */
 export function defineTool<S extends z.ZodTypeAny>(tool: ServerTool<S>): ServerTool<S> {

@@ -11,7 +11,7 @@ import type { FrontendBridge } from '../socket/frontend-bridge.js';
 import type { PluginContext, TurnContext } from './plugin.js';
 import { compileSystemPrompt, type PromptSection } from './prompt.js';
 import type { ServerTool } from './tools.js';
-import { runTurn } from './turn-loop.js';
+import { runTurn, type TurnApprovals } from './turn-loop.js';
 
 /** What a turn is executed with: the stores it reads, the plugins that shape it, where its calls go. */
 export interface TurnExecutorDeps {
@@ -27,6 +27,8 @@ export interface TurnExecutorDeps {
   bridge: FrontendBridge;
   sockets: Pick<OracleSockets, 'emitToSession'>;
   toolTimeoutMs: number;
+  /** Which server tool calls wait for their user's approval, and where they wait. */
+  approvals?: TurnApprovals | undefined;
   logger: Logger;
 }
 
@@ -37,7 +39,7 @@ export interface TurnExecutorDeps {
  */
 export function createTurnExecutor(deps: TurnExecutorDeps): RunExecutor {
   const { sessions, messages, models, identity, plugins: enabled, pluginContext, bridge, logger } = deps;
-  return async ({ row, session: known, request, continueFrom, emit, signal }) => {
+  return async ({ row, session: known, request, continueFrom, resumeAt, emit, signal }) => {
     const [session, history] = await Promise.all([
       known ?? sessions.owned(row.user_did, row.session_id),
       messages.recent(row.session_id, THREAD_WINDOW),
@@ -81,18 +83,25 @@ export function createTurnExecutor(deps: TurnExecutorDeps): RunExecutor {
         }),
         state,
         continueFrom,
+        resumeAt,
       },
       {
         model,
         serverTools: deps.serverToolsFor(model),
         bridge,
         toolTimeoutMs: deps.toolTimeoutMs,
+        approvals: deps.approvals,
         logger,
         signal,
         emit: (event, data) => {
           emit(event, data);
           // The socket carries tool calls and components too, as the SDK expects (spec §6).
-          if (event === 'tool_call' || event === 'render_component') {
+          if (
+            event === 'tool_call' ||
+            event === 'render_component' ||
+            event === 'tool_approval_requested' ||
+            event === 'tool_approval_decided'
+          ) {
             deps.sockets.emitToSession(row.session_id, event, data as never);
           }
         },

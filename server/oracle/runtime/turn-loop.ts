@@ -10,6 +10,8 @@ import type { ChatModel, ModelMessage, ModelTool, ModelToolCall } from '../model
 import type { FrontendBridge } from '../socket/frontend-bridge.js';
 import { toolOutputText, type ServerTool, type ToolContext } from './tools.js';
 import { formatZodIssues } from '../../http/zod-issues.js';
+import type { ApprovalGate } from './approval-gate.js';
+import type { ApprovalRow } from '../store/approvals.js';
 
 export type { TurnOutcome, TurnRequest } from '../runs/turn.js';
 
@@ -30,6 +32,28 @@ export interface TurnInput {
   state: Record<string, unknown>;
   /** Resuming after a crash: the answer so far, which the model continues. */
   continueFrom?: string | undefined;
+  /** Resuming on another instance at a call that waits (or waited) for its user's approval. */
+  resumeAt?: ApprovalRow | undefined;
+}
+
+/** The turn's state at a call that waits for approval: what another instance resumes it from. */
+export interface ApprovalResume {
+  step: number;
+  /** The messages sent to the model so far, without the system prompt (compiled again on resume). */
+  messages: ModelMessage[];
+  text: string;
+  reasoning: string;
+  toolCalls: StoredToolCall[];
+  /** The step's calls; `index` is the one waiting. */
+  calls: ModelToolCall[];
+  index: number;
+}
+
+/** What a turn needs to ask its user before some server tools run. */
+export interface TurnApprovals {
+  gate: ApprovalGate;
+  /** Whether this call of `tool` waits for the user's approval (the tool's `needsApproval`, the operator's list). */
+  needs(tool: ServerTool, args: Record<string, unknown>, ctx: ToolContext): Promise<boolean>;
 }
 
 export interface TurnDeps {
@@ -41,11 +65,15 @@ export interface TurnDeps {
   logger: Logger;
   emit: TurnEmit;
   signal: AbortSignal;
+  /** Absent: no tool waits for approval. */
+  approvals?: TurnApprovals | undefined;
 }
 
 /** Where a tool call stands, as its events say it. */
 type ToolCallState =
-  { status: 'isRunning' } | { status: 'done'; output: string } | { status: 'error'; error: string };
+  | { status: 'isRunning' }
+  | { status: 'done'; output: string }
+  | { status: 'error' | 'denied'; error: string };
 
 /** Most model calls of one turn (each tool round trip is one more). */
 export const MAX_STEPS = 8;
@@ -83,14 +111,20 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOut
             .map(fromSpec),
         ];
 
-  const history = input.history.slice(-HISTORY_LIMIT);
-  const last = history[history.length - 1];
-  const messages: ModelMessage[] = [
-    { role: 'system', content: input.systemPrompt },
-    ...historyToModel(history),
-  ];
-  if (last?.type !== 'human' || last.content !== input.request.message) {
-    messages.push({ role: 'user', content: input.request.message });
+  const resumed = input.resumeAt ? (input.resumeAt.resume as unknown as ApprovalResume) : undefined;
+  const messages: ModelMessage[] = [{ role: 'system', content: input.systemPrompt }];
+  if (resumed) {
+    messages.push(...resumed.messages);
+    outcome.text = resumed.text;
+    outcome.reasoning = resumed.reasoning;
+    outcome.toolCalls = [...resumed.toolCalls];
+  } else {
+    const history = input.history.slice(-HISTORY_LIMIT);
+    const last = history[history.length - 1];
+    messages.push(...historyToModel(history));
+    if (last?.type !== 'human' || last.content !== input.request.message) {
+      messages.push({ role: 'user', content: input.request.message });
+    }
   }
 
   const renderComponent = (name: string, args: Record<string, unknown>): void => {
@@ -130,7 +164,12 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOut
 
   let reasoningOpen = false;
   try {
-    for (let step = 0; step < MAX_STEPS; step++) {
+    for (let step = resumed?.step ?? 0; step < MAX_STEPS; step++) {
+      if (resumed && step === resumed.step) {
+        const stop = await runCalls(step, resumed.calls, resumed.index);
+        if (stop) return stop;
+        continue;
+      }
       const calls: ModelToolCall[] = [];
       let stepText = '';
       for await (const chunk of deps.model.stream({
@@ -172,17 +211,8 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOut
       if (calls.length === 0) return outcome;
 
       messages.push({ role: 'assistant', content: stepText, toolCalls: calls });
-      for (const call of calls) {
-        if (signal.aborted) return { ...outcome, status: 'aborted' };
-        const stored = await runCall(call);
-        outcome.toolCalls.push(stored);
-        messages.push({
-          role: 'tool',
-          toolCallId: call.id,
-          name: call.name,
-          content: stored.status === 'error' ? `Error: ${stored.error ?? 'failed'}` : (stored.output ?? ''),
-        });
-      }
+      const stop = await runCalls(step, calls, 0);
+      if (stop) return stop;
     }
     deps.logger.warn({ runId: input.runId }, 'turn stopped after the most model calls a turn may make');
     return outcome;
@@ -192,13 +222,105 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOut
     return { ...outcome, status: 'failed', error: 'The model failed to answer; try again.' };
   }
 
-  async function runCall(call: ModelToolCall): Promise<StoredToolCall> {
+  /** Runs a step's calls from `from` on; answers the turn's outcome when it must stop there (an abort). */
+  async function runCalls(
+    step: number,
+    calls: ModelToolCall[],
+    from: number,
+  ): Promise<TurnOutcome | undefined> {
+    for (let index = from; index < calls.length; index++) {
+      const call = calls[index]!;
+      if (signal.aborted) return { ...outcome, status: 'aborted' };
+      const stored = await runCall(call, { step, calls, index });
+      if (signal.aborted && stored.status === 'denied') return { ...outcome, status: 'aborted' };
+      outcome.toolCalls.push(stored);
+      messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: toolMessageText(stored) });
+    }
+    return undefined;
+  }
+
+  /**
+   * Asks the user about a call of `tool` when it needs approval (or picks up the ask a resumed turn was waiting
+   * on) and waits for the decision. Answers undefined when the call needs none.
+   */
+  async function approvalOf(
+    tool: ServerTool,
+    call: ModelToolCall,
+    at: { step: number; calls: ModelToolCall[]; index: number },
+  ): Promise<ApprovalRow | undefined> {
+    const approvals = deps.approvals;
+    if (!approvals) return undefined;
+    let row = input.resumeAt?.tool_call_id === call.id ? input.resumeAt : undefined;
+    if (!row) {
+      if (!(await approvals.needs(tool, call.args, { ...toolContext, signal }))) return undefined;
+      const resume: ApprovalResume = {
+        ...at,
+        messages: messages.slice(1),
+        text: outcome.text,
+        reasoning: outcome.reasoning,
+        toolCalls: outcome.toolCalls,
+      };
+      row = await approvals.gate.request({
+        toolCallId: call.id,
+        runId: input.runId,
+        sessionId: input.sessionId,
+        userDid: input.userDid,
+        toolName: call.name,
+        args: call.args,
+        expiresAt: approvals.gate.expiresAt(),
+        resume: resume as unknown as Record<string, unknown>,
+      });
+    }
+    if (row.status === 'pending') {
+      emit('tool_approval_requested', {
+        ...callPayload(call),
+        expiresAt: row.expires_at.toISOString(),
+      });
+      row = await approvals.gate.wait(row, signal);
+    }
+    emit('tool_approval_decided', {
+      ...ref,
+      toolCallId: call.id,
+      approved: row.status === 'approved',
+      decidedBy: row.decided_by ?? 'system',
+      decidedAt: (row.decided_at ?? new Date()).toISOString(),
+      ...(row.reason === null ? {} : { reason: row.reason }),
+    });
+    return row;
+  }
+
+  async function runCall(
+    call: ModelToolCall,
+    at: { step: number; calls: ModelToolCall[]; index: number },
+  ): Promise<StoredToolCall> {
     const server = serverTools.get(call.name);
     if (server) {
+      const approval = await approvalOf(server, call, at);
+      const decided = approval && approvalRecord(approval);
+      if (approval?.status === 'denied') {
+        const error = deniedText(call.name, approval.reason);
+        emitToolCall(call, { status: 'denied', error });
+        return {
+          id: call.id,
+          name: call.name,
+          kind: 'tool',
+          args: call.args,
+          status: 'denied',
+          error,
+          approval: decided,
+        };
+      }
       emitToolCall(call, { status: 'isRunning' });
       const result = await runServerTool(server, call, { ...toolContext, signal });
       emitToolCall(call, result);
-      return { id: call.id, name: call.name, kind: 'tool', args: call.args, ...result };
+      return {
+        id: call.id,
+        name: call.name,
+        kind: 'tool',
+        args: call.args,
+        ...result,
+        ...(decided ? { approval: decided } : {}),
+      };
     }
     const browser = browserTools.get(call.name);
     const action = browser ? undefined : actions.get(call.name);
@@ -268,6 +390,29 @@ export function toolErrorText(toolName: string, err: unknown): string {
   return err.message.slice(0, 500);
 }
 
+/** What the model reads as a call's result. */
+function toolMessageText(stored: StoredToolCall): string {
+  if (stored.status === 'error' || stored.status === 'denied') return `Error: ${stored.error ?? 'failed'}`;
+  return stored.output ?? '';
+}
+
+/** What the model (and the tool call's record) is told of a call its user declined. */
+export function deniedText(toolName: string, reason: string | null): string {
+  const why =
+    reason === 'timeout' ? 'nobody approved it in time' : reason ? `reason: ${reason}` : 'no reason given';
+  return `The user declined to run ${toolName} (${why}). Do not call it again for this request.`;
+}
+
+/** The decision as a tool call's record keeps it. */
+function approvalRecord(row: ApprovalRow): NonNullable<StoredToolCall['approval']> {
+  return {
+    approved: row.status === 'approved',
+    decidedBy: row.decided_by ?? 'system',
+    decidedAt: (row.decided_at ?? new Date()).toISOString(),
+    ...(row.reason === null ? {} : { reason: row.reason }),
+  };
+}
+
 function fromSpec(spec: BrowserToolSpec): ModelTool {
   return { name: spec.name, description: spec.description, parameters: spec.schema };
 }
@@ -324,7 +469,7 @@ function historyToModel(history: MessageDto[]): ModelMessage[] {
           role: 'tool',
           toolCallId: c.id,
           name: c.name,
-          content: c.status === 'error' ? `Error: ${c.error ?? 'failed'}` : (c.output ?? ''),
+          content: toolMessageText(c),
         });
       }
     }

@@ -1,11 +1,19 @@
 import { toStorableJson, toStorableText } from '../../../contracts/unsafe-text.js';
 import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
-import type { RunInfo, RunStatus } from '../../../contracts/oracle.js';
+import type { RunInfo } from '../../../contracts/oracle.js';
 import { IN_FLIGHT_STATUSES } from '../../../contracts/run-states.js';
 import type { Database, OracleRunsTable } from '../../db/schema.js';
 import { messageRow, type MessageStore, type NewMessage } from './messages.js';
 
 export type RunRow = Selectable<OracleRunsTable>;
+
+/** A run's status as its row keeps it (`awaiting_approval` is a `running` run with a pending approval). */
+export type StoredRunStatus = OracleRunsTable['status'];
+
+/** The in-flight statuses a run's row can hold (every one of {@link IN_FLIGHT_STATUSES} but `awaiting_approval`). */
+export const STORED_IN_FLIGHT: readonly StoredRunStatus[] = IN_FLIGHT_STATUSES.filter(
+  (status): status is Exclude<typeof status, 'awaiting_approval'> => status !== 'awaiting_approval',
+);
 
 /** How many runs one checkpoint statement saves at most. */
 const CHECKPOINT_BATCH = 500;
@@ -120,7 +128,7 @@ export class RunStore {
    */
   async endWithAnswer(
     runId: string,
-    ending: { status: RunStatus; partialText: string; lastEventId: number; error?: string | undefined },
+    ending: { status: StoredRunStatus; partialText: string; lastEventId: number; error?: string | undefined },
     answer: NewMessage | undefined,
   ): Promise<boolean> {
     if (!answer) return this.end(runId, ending);
@@ -155,7 +163,7 @@ export class RunStore {
         ended_at: new Date(),
       })
       .where('run_id', '=', runId)
-      .where('status', 'in', IN_FLIGHT_STATUSES)
+      .where('status', 'in', STORED_IN_FLIGHT)
       .returning('run_id')
       .executeTakeFirst();
     // The answer is inserted whether or not the run was still in flight (unless its id is taken).
@@ -185,7 +193,7 @@ export class RunStore {
       .selectFrom('oracle_runs')
       .selectAll()
       .where('session_id', '=', sessionId)
-      .where('status', 'in', IN_FLIGHT_STATUSES)
+      .where('status', 'in', STORED_IN_FLIGHT)
       .execute();
   }
 
@@ -233,7 +241,7 @@ export class RunStore {
   /** Ends a run (once: a run already ended keeps its first ending). True when this call ended it. */
   async end(
     runId: string,
-    ending: { status: RunStatus; partialText: string; lastEventId: number; error?: string | undefined },
+    ending: { status: StoredRunStatus; partialText: string; lastEventId: number; error?: string | undefined },
   ): Promise<boolean> {
     ending = storableEnding(ending);
     const result = await this.db
@@ -249,7 +257,7 @@ export class RunStore {
         ended_at: new Date(),
       })
       .where('run_id', '=', runId)
-      .where('status', 'in', IN_FLIGHT_STATUSES)
+      .where('status', 'in', STORED_IN_FLIGHT)
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
   }
@@ -262,7 +270,7 @@ export class RunStore {
       .set({ lease_expires_at: new Date(Date.now() + leaseMs) })
       .where('owner', '=', owner)
       .where('run_id', 'in', runIds)
-      .where('status', 'in', IN_FLIGHT_STATUSES)
+      .where('status', 'in', STORED_IN_FLIGHT)
       .execute();
   }
 
@@ -274,7 +282,7 @@ export class RunStore {
       .set({ status: 'recovering', lease_expires_at: new Date(0), updated_at: new Date() })
       .where('owner', '=', owner)
       .where('run_id', 'in', runIds)
-      .where('status', 'in', IN_FLIGHT_STATUSES)
+      .where('status', 'in', STORED_IN_FLIGHT)
       .execute();
   }
 
@@ -293,7 +301,7 @@ export class RunStore {
     const candidates = this.db
       .selectFrom('oracle_runs')
       .select('run_id')
-      .where('status', 'in', IN_FLIGHT_STATUSES)
+      .where('status', 'in', STORED_IN_FLIGHT)
       .where(orphan)
       .orderBy('created_at')
       .limit(limit)
@@ -310,7 +318,7 @@ export class RunStore {
           updated_at: now,
         })
         .where('run_id', 'in', candidates)
-        .where('status', 'in', IN_FLIGHT_STATUSES)
+        .where('status', 'in', STORED_IN_FLIGHT)
         // Re-checked on the locked row: a concurrent claim has renewed the lease, so only one instance wins.
         .where(orphan)
         .returningAll()
