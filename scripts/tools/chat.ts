@@ -7,7 +7,8 @@
  * It signs its own capability tokens as the development user (key kept in $DATA_DIR/dev-user-key). Type a
  * message and press Enter; Ctrl-C while an answer streams aborts it (POST /messages/abort); `/new` starts a
  * new session, `/sessions` lists them, `/quit` (or Ctrl-D) leaves. Input may be piped. `.env` is read as
- * `npm start` reads it (default URL: ORACLE_URL, PUBLIC_BASE_URL, else http://localhost:$PORT).
+ * `npm start` reads it (default URL: ORACLE_URL, PUBLIC_BASE_URL, else http://localhost:$PORT). A tool call that
+ * waits for approval (ORACLE_TOOLS_NEED_APPROVAL) is asked on the terminal: `y` approves, `n <reason>` denies.
  *
  * A stream that ends without `done` (an instance restarting, a proxy cutting it) is re-joined after the last
  * event id seen (`GET /runs/:runId?after=N`), as the SDK does; when that fails the answer is said to be cut
@@ -106,9 +107,32 @@ async function main(): Promise<void> {
     if (tty) process.stdout.write(bold('\nyou> '));
   };
 
+  const lines = rl[Symbol.asyncIterator]();
+  /**
+   * A tool call that waits for approval: asks on the terminal (the next line read; piped input answers too) and
+   * posts the decision. `y`/`yes` approves; anything else denies, its words after `n`/`no` being the reason.
+   */
+  const approve = (request: Record<string, unknown>): void => {
+    const toolCallId = String(request['toolCallId']);
+    process.stdout.write(
+      `\n[${String(request['toolName'])} wants to run with ${JSON.stringify(request['args'])}. Approve? y/n (n <reason> to say why)] `,
+    );
+    void lines.next().then(async (next) => {
+      const reply = next.done ? 'n' : String(next.value).trim();
+      const approved = /^y(es)?$/i.test(reply);
+      const reason = approved ? '' : reply.replace(/^no?\b[\s,:]*/i, '').trim();
+      await call('POST', `/sessions/${sessionId}/tool-approvals/${encodeURIComponent(toolCallId)}`, {
+        approved,
+        ...(reason ? { reason } : {}),
+      }).catch((err: unknown) => console.error(err instanceof Error ? err.message : String(err)));
+    });
+  };
+
   prompt();
-  for await (const line of rl) {
-    const text = line.trim();
+  for (;;) {
+    const next = await lines.next();
+    if (next.done) break;
+    const text = String(next.value).trim();
     if (!text) {
       prompt();
       continue;
@@ -156,8 +180,9 @@ async function main(): Promise<void> {
       text: '',
       reasoning: false,
       done: false,
+      asked: new Set(),
     };
-    await readAnswer(response.body, answer);
+    await readAnswer(response.body, answer, approve);
     let failures = 0;
     while (!answer.done && !aborted(streaming)) {
       if (answer.runId === undefined || failures >= REJOIN_ATTEMPTS) break;
@@ -171,7 +196,7 @@ async function main(): Promise<void> {
       if (rejoined?.status === 404) break;
       if (rejoined?.ok && rejoined.body) {
         process.stdout.write(dim(' [re-joined] '));
-        await readAnswer(rejoined.body, answer);
+        await readAnswer(rejoined.body, answer, approve);
       } else {
         await rejoined?.body?.cancel();
       }
@@ -200,6 +225,8 @@ interface Answer {
   reasoning: boolean;
   /** `done` was read: the turn is over. */
   done: boolean;
+  /** Approvals asked already (a re-join reads the request again). */
+  asked: Set<string>;
 }
 
 function aborted(controller: AbortController | undefined): boolean {
@@ -207,7 +234,11 @@ function aborted(controller: AbortController | undefined): boolean {
 }
 
 /** Prints the events of one stream until `done` or the end of the body (a dropped stream). */
-async function readAnswer(body: ReadableStream<Uint8Array>, answer: Answer): Promise<void> {
+async function readAnswer(
+  body: ReadableStream<Uint8Array>,
+  answer: Answer,
+  approve: (request: Record<string, unknown>) => void,
+): Promise<void> {
   const parser = createParser({
     onEvent(event) {
       if (answer.done) return;
@@ -243,6 +274,20 @@ async function readAnswer(body: ReadableStream<Uint8Array>, answer: Answer): Pro
         case 'tool_call':
         case 'action_call':
           process.stdout.write(dim(`\n[${String(data['toolName'])}: ${String(data['status'])}]\n`));
+          break;
+        case 'tool_approval_requested':
+          if (answer.asked.has(String(data['toolCallId']))) break;
+          answer.asked.add(String(data['toolCallId']));
+          approve(data);
+          break;
+        case 'tool_approval_decided':
+          process.stdout.write(
+            dim(
+              data['approved'] === true
+                ? '[approved]\n'
+                : `[denied${typeof data['reason'] === 'string' ? `: ${data['reason']}` : ''}]\n`,
+            ),
+          );
           break;
         case 'render_component':
           process.stdout.write(dim(`\n[component ${String(data['componentName'])}]\n`));

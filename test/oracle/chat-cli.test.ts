@@ -76,6 +76,38 @@ describe('npm run chat', () => {
     }
   });
 
+  it('asks y/n when a tool call waits for approval: y runs it, n with a reason declines it', async () => {
+    await using app = await startOracleApp({
+      env: { ORACLE_FEATURES: 'memory', ORACLE_TOOLS_NEED_APPROVAL: 'remember_fact' },
+    });
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'chat-cli-'));
+    try {
+      const { code, out } = await runChat(
+        ['--url', app.url],
+        [
+          'use remember_fact with {"content": "Likes tea"}',
+          'y',
+          'use remember_fact with {"content": "Hates coffee"}',
+          'n not today',
+          '/quit',
+          '',
+        ].join('\n'),
+        { DATA_DIR: dataDir },
+      );
+      expect(code).toBe(0);
+      expect(out).toContain(
+        '[remember_fact wants to run with {"content":"Likes tea"}. Approve? y/n (n <reason> to say why)]',
+      );
+      expect(out).toContain('[approved]\n');
+      expect(out).toContain('[denied: not today]\n');
+      const api = oracleApi(app.url, await newUser(app.oracleDid, await loadDevUser(dataDir)));
+      const memories = (await api.call('GET', '/memory')).body as { memories: { content: string }[] };
+      expect(memories.memories.map((m) => m.content)).toEqual(['Likes tea']);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('says how to start a server when none answers', async () => {
     const { code, out } = await runChat(['--url', 'http://127.0.0.1:9'], '', { DATA_DIR: tmpdir() });
     expect(code).toBe(1);
