@@ -138,9 +138,10 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     logger,
   });
   const bridge = createFrontendBridge(bus, (call) => sockets.sendFrontendCall(call));
+  const approvalStore = new ApprovalStore(db);
   const approvals = createTurnApprovals({
     gate: createApprovalGate({
-      store: new ApprovalStore(db),
+      store: approvalStore,
       bus,
       logger,
       timeoutMs: config.ORACLE_APPROVAL_TIMEOUT_S * 1000,
@@ -153,6 +154,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
   });
 
   const manager = new RunManager({
+    approvalsOf: (runId) => approvalStore.ofRun(runId),
     runs,
     messages,
     sessions,

@@ -81,7 +81,7 @@ function setup(options: Partial<LeaseOptions> = {}) {
   const logger = pino({ level: 'info' }, { write: (line: string) => logs.push(JSON.parse(line)) });
   const out: RunOutlets = { instanceId: INSTANCE, runs: store as unknown as RunStore, log, logger };
   const active = new Map<string, ActiveRun>();
-  const executed: { runId: string; continueFrom: string }[] = [];
+  const executed: { runId: string; continueFrom: string | undefined }[] = [];
   const finished: { runId: string; status: RunEndStatus; outcome: TurnOutcome }[] = [];
   const resumed: string[] = [];
   const host: RecoveryHost = {

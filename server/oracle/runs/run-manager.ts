@@ -4,6 +4,7 @@ import type { Logger } from '../../logger.js';
 import type { MessageStore } from '../store/messages.js';
 import { runningRow, type NewRun, type RunRow, type RunStore } from '../store/runs.js';
 import type { SessionRef, SessionStore } from '../store/sessions.js';
+import type { ApprovalRow } from '../store/approvals.js';
 import { ActiveRun, checkpointAll, type RunOutlets, type StopReason } from './active-run.js';
 import { whenStopped, type ControlBus } from './control-bus.js';
 import type { RunEventLog, RunEventRecord } from './event-log.js';
@@ -61,7 +62,8 @@ export class RunManager {
       {
         active: this.#active,
         adopt: (row, partialText) => this.#track(row, partialText),
-        execute: (run, request, continueFrom) => this.#execute(run, request, continueFrom),
+        execute: (run, request, continueFrom, resumeAt) =>
+          this.#execute(run, request, continueFrom, undefined, Promise.resolve(), resumeAt),
         finish: (run, status, outcome) => this.#finish(run, status, outcome),
       },
     );
@@ -191,6 +193,7 @@ export class RunManager {
     continueFrom: string | undefined,
     session?: SessionRef,
     recorded: Promise<void> = Promise.resolve(),
+    resumeAt?: ApprovalRow,
   ): void {
     run.finished = (async () => {
       // The turn starts on the next turn of the event loop, so the answer's headers and its `run` event leave
@@ -204,6 +207,7 @@ export class RunManager {
           session,
           request,
           continueFrom,
+          resumeAt,
           emit: (event, data) => run.emit(event, data),
           signal: run.controller.signal,
         });

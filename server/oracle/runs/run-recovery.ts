@@ -6,6 +6,7 @@ import { checkpointAll, type ActiveRun, type RunOutlets } from './active-run.js'
 import { systemClock, type Clock } from './clock.js';
 import { firstIdOfAttempt, type RunEventLog, type RunEventRecord } from './event-log.js';
 import type { TurnOutcome, TurnRequest } from './turn.js';
+import type { ApprovalRow } from '../store/approvals.js';
 
 /**
  * Leases and recovery: how a run outlives the instance that executes it.
@@ -19,8 +20,10 @@ import type { TurnOutcome, TurnRequest } from './turn.js';
  *    whose lease ran out, atomically (two never claim the same run); with a database of its own, the instance
  *    claims every run in flight once, when it starts.
  * 5. A claimed run this instance executes itself (its renewals came late) goes on here, marked running again.
- * 6. A claimed run that had started a tool is ended `interrupted` with its answer so far: running the turn
- *    again could repeat the tool's side effect.
+ * 6. A claimed run that waits for its user's approval of a tool call (or was decided, and nothing ran since) is
+ *    taken over at that call: the turn goes on from the state recorded with the approval ({@link resumePoint}).
+ *    Any other claimed run that had started a tool is ended `interrupted` with its answer so far: running the
+ *    turn again could repeat the tool's side effect.
  * 7. Any other is resumed: `run` with `resumed` and the length of the answer the log holds (or 0, then the
  *    answer so far again whole, as one `message`), and the turn executes again from that answer.
  *
@@ -46,8 +49,13 @@ export interface RecoveryHost {
   readonly active: ReadonlyMap<string, ActiveRun>;
   /** Takes a claimed run in as one this instance executes, with its answer so far. */
   adopt(row: RunRow, partialText: string): ActiveRun;
-  /** Executes the turn of an adopted run again, continuing from its answer so far. */
-  execute(run: ActiveRun, request: TurnRequest, continueFrom: string): void;
+  /** Executes the turn of an adopted run again, continuing from its answer so far (or at an approval). */
+  execute(
+    run: ActiveRun,
+    request: TurnRequest,
+    continueFrom: string | undefined,
+    resumeAt?: ApprovalRow,
+  ): void;
   /** Ends an adopted run: records its end and writes its `done`. */
   finish(run: ActiveRun, status: RunEndStatus, outcome: TurnOutcome): Promise<void>;
 }
@@ -63,6 +71,8 @@ export interface LeaseOptions {
   onRunResumed?: ((row: RunRow) => void) | undefined;
   /** Time for the lease timers and the store retries (tests pass a virtual one). */
   clock?: Clock | undefined;
+  /** The runs' tool approvals, oldest first (step 6: a run that waits for one is taken over there). */
+  approvalsOf?: ((runId: string) => Promise<ApprovalRow[]>) | undefined;
 }
 
 export type RecoveryOptions = RunOutlets & LeaseOptions;
@@ -110,11 +120,30 @@ export class RunRecovery {
   }
 
   async #resume(row: RunRow): Promise<void> {
-    const { text, logged, calledTools } = await answerSoFar(this.#options.log, row);
+    const { text, logged, calledTools, records } = await answerSoFar(this.#options.log, row);
     this.#options.logger.info(
       { runId: row.run_id, attempt: row.attempt, calledTools },
       'runs: recovering a run',
     );
+    const at = calledTools ? await this.#resumePoint(row, records) : undefined;
+    if (at) {
+      // Step 6, at an approval: the answer so far is the one recorded with it (nothing was written after).
+      const resumeText = String((at.resume as { text?: unknown }).text ?? '');
+      const run = this.#host.adopt(row, logged ? resumeText : '');
+      run.emit('run', {
+        runId: row.run_id,
+        requestId: row.request_id,
+        sessionId: row.session_id,
+        resumed: true,
+        partialLength: logged ? resumeText.length : 0,
+      });
+      if (!logged && resumeText)
+        run.emit('message', { content: resumeText, timestamp: new Date().toISOString() });
+      await this.#options.runs.markRunning(row.run_id, this.#options.instanceId);
+      this.#options.onRunResumed?.(row);
+      this.#host.execute(run, row.request as unknown as TurnRequest, undefined, at);
+      return;
+    }
     if (calledTools) {
       // Step 6.
       const run = this.#host.adopt(row, text);
@@ -138,6 +167,25 @@ export class RunRecovery {
     this.#host.execute(run, row.request as unknown as TurnRequest, text);
   }
 
+  /**
+   * The approval a claimed run can be taken over at: its latest one, when it is still pending, or when it was
+   * decided and the log shows no call that started after it was asked (so nothing would run twice).
+   */
+  async #resumePoint(row: RunRow, records: RunEventRecord[]): Promise<ApprovalRow | undefined> {
+    const approvals = await this.#options.approvalsOf?.(row.run_id);
+    const last = approvals?.at(-1);
+    if (!last) return undefined;
+    if (last.status === 'pending') return last;
+    if (records.length === 0) return undefined;
+    const before = new Set(
+      ((last.resume as { toolCalls?: { id: string }[] }).toolCalls ?? []).map((call) => call.id),
+    );
+    const startedSince = records.some(
+      (r) => isToolCallEvent(r.event) && !before.has((r.data as { toolCallId: string }).toolCallId),
+    );
+    return startedSince ? undefined : last;
+  }
+
   #every(ms: number, task: () => Promise<void>): void {
     this.#timers.push(
       this.#clock.every(ms, () => {
@@ -155,13 +203,17 @@ export interface AnswerSoFar {
   logged: boolean;
   /** It had started a tool (re-running the turn could repeat the tool's side effect). */
   calledTools: boolean;
+  /** The run's retained events (empty when the log holds none). */
+  records: RunEventRecord[];
 }
 
 /** Reads what a claimed run had done before its instance went (see {@link AnswerSoFar}). */
 export async function answerSoFar(log: RunEventLog, row: RunRow): Promise<AnswerSoFar> {
   const records = await log.read(row.run_id, 0).catch(() => [] as RunEventRecord[]);
   const calledTools = row.tools_started || records.some((r) => isToolCallEvent(r.event));
-  if (records.length === 0) return { text: row.partial_text, logged: row.partial_text === '', calledTools };
+  if (records.length === 0) {
+    return { text: row.partial_text, logged: row.partial_text === '', calledTools, records };
+  }
   let text = '';
   for (const r of records) {
     if (r.event === 'message') text += r.data.content;
@@ -171,8 +223,8 @@ export async function answerSoFar(log: RunEventLog, row: RunRow): Promise<Answer
     }
   }
   return text.length >= row.partial_text.length
-    ? { text, logged: true, calledTools }
-    : { text: row.partial_text, logged: false, calledTools };
+    ? { text, logged: true, calledTools, records }
+    : { text: row.partial_text, logged: false, calledTools, records };
 }
 
 /**
