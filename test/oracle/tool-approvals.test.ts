@@ -3,7 +3,9 @@ import { ApprovalDecided, RunInfo } from '../../contracts/oracle.js';
 import { ToolApprovalDecidedEvent, ToolApprovalRequestedEvent } from '../../contracts/events.js';
 import { OracleError } from '../../contracts/errors.js';
 import { newUser, oracleApi } from './helpers/oracle-client.js';
-import { startOracleApp, type OracleApp } from './helpers/oracle-app.js';
+import { newOracleKey, startOracleApp, type OracleApp } from './helpers/oracle-app.js';
+import { openTestDb } from '../helpers/db.js';
+import { TEST_REDIS_URL, testRedisPrefix } from '../helpers/redis.js';
 import { readSse, type SseEvent } from './helpers/sse.js';
 
 const REMEMBER = 'use remember_fact with {"content": "Prefers tea"}';
@@ -219,4 +221,82 @@ describe('tool calls that wait for their user (ORACLE_TOOLS_NEED_APPROVAL)', () 
     expect(events.some((e) => e.event.startsWith('tool_approval'))).toBe(false);
     expect(payloads(events, 'tool_call').map((p) => p['status'])).toEqual(['isRunning', 'done']);
   });
+});
+
+describe('a pending approval outlives its instance', () => {
+  const env = {
+    ORACLE_FEATURES: 'memory',
+    ORACLE_TOOLS_NEED_APPROVAL: 'remember_fact',
+    ORACLE_RUN_LEASE_SECONDS: '1',
+  };
+
+  it('a run let go at shutdown while it waits is taken over by the next instance, and a decision there resumes it', async () => {
+    await using db = await openTestDb();
+    const signingKey = await newOracleKey();
+    const a = await startOracleApp({ db, signingKey, env });
+    const user = await newUser(a.oracleDid);
+    const onA = oracleApi(a.url, user);
+    const { sessionId } = await onA.createSession();
+    const first = await onA.stream(
+      sessionId,
+      { message: REMEMBER },
+      (e) => e.event === 'tool_approval_requested',
+    );
+    const requested = ToolApprovalRequestedEvent.parse(payloads(first.events, 'tool_approval_requested')[0]);
+    const runId = first.response.headers.get('x-run-id') as string;
+    await a.close();
+
+    await using b = await startOracleApp({ db, signingKey, env });
+    const onB = oracleApi(b.url, user);
+    const run = await onB.call('GET', `/sessions/${sessionId}/run`);
+    expect(run.body.run).toMatchObject({
+      runId,
+      status: 'awaiting_approval',
+      pendingApprovals: [{ toolCallId: requested.toolCallId, toolName: 'remember_fact' }],
+    });
+    const response = await fetch(`${b.url}/runs/${runId}?after=${first.events.at(-1)?.id ?? 0}`, {
+      headers: user.headers,
+    });
+    let decided: Promise<unknown> | undefined;
+    const rest = await readSse(response.body!, (event) => {
+      if (event.event === 'tool_approval_requested') {
+        decided = onB.call('POST', `/sessions/${sessionId}/tool-approvals/${requested.toolCallId}`, {
+          approved: true,
+        });
+      }
+    });
+    expect(await decided).toMatchObject({ status: 200 });
+    expect(rest.events[0]).toMatchObject({ event: 'run', data: { resumed: true } });
+    expect(payloads(rest.events, 'tool_call').map((p) => p['status'])).toEqual(['isRunning', 'done']);
+    expect(payloads(rest.events, 'done')).toEqual([{ status: 'finished' }]);
+    expect((await onB.call('GET', '/memory')).body.total).toBe(1);
+  });
+
+  it.runIf(TEST_REDIS_URL)(
+    'a decision posted to another instance (through Redis) resumes the run where it waits',
+    async () => {
+      await using db = await openTestDb();
+      const signingKey = await newOracleKey();
+      const shared = { ...env, REDIS_URL: TEST_REDIS_URL ?? '' };
+      const redisPrefix = testRedisPrefix();
+      await using a = await startOracleApp({ db, signingKey, env: shared, redisPrefix });
+      await using b = await startOracleApp({ db, signingKey, env: shared, redisPrefix });
+      const user = await newUser(a.oracleDid);
+      const onA = oracleApi(a.url, user);
+      const onB = oracleApi(b.url, user);
+      const { sessionId } = await onA.createSession();
+      let decided: Promise<{ status: number }> | undefined;
+      const { events } = await onA.stream(sessionId, { message: REMEMBER }, (event) => {
+        if (event.event === 'tool_approval_requested') {
+          const { toolCallId } = ToolApprovalRequestedEvent.parse(event.data);
+          decided = onB.call('POST', `/sessions/${sessionId}/tool-approvals/${toolCallId}`, {
+            approved: true,
+          });
+        }
+      });
+      expect((await decided)?.status).toBe(200);
+      expect(payloads(events, 'tool_call').map((p) => p['status'])).toEqual(['isRunning', 'done']);
+      expect(payloads(events, 'done')).toEqual([{ status: 'finished' }]);
+    },
+  );
 });

@@ -32,6 +32,8 @@ export interface Ids {
   roomId: string;
   memberDid: string;
   memoryId: string;
+  /** A tool call waiting for approval (none of the tests' users has one: an unknown id by default). */
+  toolCallId?: string;
 }
 
 /** A request for a route: its path filled with `ids`, and a body when the route takes one. */
@@ -49,7 +51,11 @@ export function requestFor(key: RouteKey, ids: Ids): RouteRequest {
     .replace(':runId', encodeURIComponent(ids.runId))
     .replace(':roomId', encodeURIComponent(ids.roomId))
     .replace(':memberDid', encodeURIComponent(ids.memberDid))
-    .replace(':memoryId', encodeURIComponent(ids.memoryId));
+    .replace(':memoryId', encodeURIComponent(ids.memoryId))
+    .replace(
+      ':toolCallId',
+      encodeURIComponent(ids.toolCallId ?? 'call_00000000-0000-4000-8000-000000000000'),
+    );
   const query = key === 'preferences.get' ? `?roomId=${encodeURIComponent(ids.roomId)}` : '';
   const body = BODIES[key]?.(ids);
   return { method: route.method, path: path + query, ...(body === undefined ? {} : { body }) };
@@ -59,6 +65,7 @@ export function requestFor(key: RouteKey, ids: Ids): RouteRequest {
 const BODIES: Partial<Record<RouteKey, (ids: Ids) => unknown>> = {
   'oracle.createSession': (ids) => ({ roomId: ids.roomId }),
   'oracle.abort': (ids) => ({ sessionId: ids.sessionId }),
+  'oracle.decideToolApproval': () => ({ approved: true }),
   'oracle.send': (ids) => ({ message: 'hello', metadata: { roomId: ids.roomId } }),
   'oracle.createRoom': () => ({ name: 'a room' }),
   'oracle.storeDelegation': () => ({ serialized: 'placeholder', expiresAt: Date.now() + 60_000 }),

@@ -125,7 +125,7 @@ export class RunRecovery {
       { runId: row.run_id, attempt: row.attempt, calledTools },
       'runs: recovering a run',
     );
-    const at = calledTools ? await this.#resumePoint(row, records) : undefined;
+    const at = await this.#resumePoint(row, records);
     if (at) {
       // Step 6, at an approval: the answer so far is the one recorded with it (nothing was written after).
       const resumeText = String((at.resume as { text?: unknown }).text ?? '');
