@@ -111,7 +111,9 @@ function cases(ids: Ids): Case[] {
       for (const [label, poison] of Object.entries(URL_POISONS)) {
         const path = route.path
           .replace(param, poison)
-          .replace(/:([A-Za-z]+)/g, (_m, name: keyof Ids) => encodeURIComponent(ids[name]));
+          .replace(/:([A-Za-z]+)/g, (_m, name: keyof Ids) =>
+            encodeURIComponent(ids[name] ?? 'call_00000000-0000-4000-8000-000000000000'),
+          );
         all.push({
           name: `${key}: ${label} in ${param}`,
           method: route.method,
