@@ -6,8 +6,11 @@ import type { RejoinOptions } from './chat/chat-transport.js';
 
 export type { AnyEvent } from '../../contracts/events.js';
 
-/** Status of a tool, browser-tool or action call as a message part shows it. */
-export type PartStatus = 'isRunning' | 'done' | 'error';
+/**
+ * Status of a tool, browser-tool or action call as a message part shows it: `awaiting_approval` while a server
+ * tool call waits for its user's decision, `denied` when the user (or the timeout) declined it.
+ */
+export type PartStatus = 'isRunning' | 'done' | 'error' | 'awaiting_approval' | 'denied';
 
 /**
  * A non-text part of a message: a tool call, an agent-UI action or a rendered component. `name` picks the

@@ -47,7 +47,8 @@ const blank = (id: string): IMessage => ({ id, type: 'ai', content: '' });
  * - `run` names the run; with `resumed` the text is cut back to `partialLength` (what follows is appended).
  * - `message` appends text; `reasoning` appends reasoning (kept apart from the answer).
  * - `tool_call`, `action_call`, `render_component`, `browser_tool_call` add a part, or update the part with
- *   the same id in place (a settled part never goes back to running).
+ *   the same id in place (a settled part never goes back to running); `tool_approval_requested` adds the call's
+ *   part as `awaiting_approval` (its `tool_call` events follow the decision).
  * - `error` keeps its text for a `failed` end; `done` completes the message, and for any status but
  *   `finished` replaces the text with `partialText`.
  * - An event whose id is at or below the last one applied is a replay (a re-join) and changes nothing.
@@ -94,10 +95,14 @@ export function reduceEvent(turn: TurnState, message: IMessage | undefined, ev: 
     case 'tool_call':
     case 'action_call':
     case 'render_component':
-    case 'browser_tool_call': {
+    case 'browser_tool_call':
+    case 'tool_approval_requested': {
       const m = current();
       return { turn, message: m && applyPart(m, event), urgent: true };
     }
+    // The decision's effect arrives as the call's own `tool_call` events (running, or `denied`).
+    case 'tool_approval_decided':
+      return { turn, message, urgent: false };
     case 'error':
       return { turn: { ...turn, errorText: event.payload.error }, message, urgent: false };
     case 'done': {
@@ -211,12 +216,29 @@ export function partOf(event: AnyEvent): IComponentMetadata | undefined {
         },
       };
     }
+    case 'tool_approval_requested': {
+      const p = event.payload;
+      return {
+        name: p.toolName,
+        props: {
+          id: p.toolCallId,
+          toolName: p.toolName,
+          args: p.args,
+          status: 'awaiting_approval',
+          kind: 'tool',
+          isToolCall: true,
+          requestId: p.requestId,
+          sessionId: p.sessionId,
+        },
+      };
+    }
     case 'run':
     case 'message':
     case 'reasoning':
     case 'error':
     case 'done':
     case 'connected':
+    case 'tool_approval_decided':
       return undefined;
   }
 }
@@ -227,7 +249,8 @@ export function partOf(event: AnyEvent): IComponentMetadata | undefined {
  */
 export function mergePart(old: IComponentMetadata | undefined, next: IComponentMetadata): IComponentMetadata {
   if (!old) return next;
-  const settled = old.props.status === 'done' || old.props.status === 'error';
+  const settled =
+    old.props.status === 'done' || old.props.status === 'error' || old.props.status === 'denied';
   const props = { ...old.props, ...next.props };
   // The service reports a browser tool's progress with tool_call events too: it stays a browser tool.
   if (old.props.kind === 'browser_tool' && next.props.kind === 'tool') props.kind = 'browser_tool';

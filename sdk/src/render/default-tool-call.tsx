@@ -1,7 +1,13 @@
 import type { ReactNode } from 'react';
 import type { ToolCallComponentProps } from '../types.js';
 
-const STATUS_TEXT = { isRunning: 'running…', done: 'done', error: 'failed' } as const;
+const STATUS_TEXT = {
+  isRunning: 'running…',
+  done: 'done',
+  error: 'failed',
+  awaiting_approval: 'waiting for your approval',
+  denied: 'declined',
+} as const satisfies Record<NonNullable<ToolCallComponentProps['status']>, string>;
 
 /**
  * A line of its own, apart from the answer's text around it (it was glued to it: "TRIAL CHAT[pageTitle: done]").

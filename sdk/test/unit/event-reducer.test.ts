@@ -184,3 +184,77 @@ describe('the event reducer', () => {
     expect(message).toEqual(frozenMessage);
   });
 });
+
+describe('tool calls that wait for approval', () => {
+  const ref = { sessionId: 's', requestId: 'req_1' };
+  const requested = {
+    ...ref,
+    toolCallId: 'call_1',
+    toolName: 'remember_fact',
+    args: { content: 'tea' },
+    expiresAt: ts,
+  };
+  const decided = (approved: boolean) => ({
+    ...ref,
+    toolCallId: 'call_1',
+    approved,
+    decidedBy: approved ? 'did:key:z6Mkuser' : 'system',
+    decidedAt: ts,
+    ...(approved ? {} : { reason: 'timeout' }),
+  });
+  const call = (status: string, extra: Record<string, unknown> = {}) => ({
+    ...ref,
+    toolCallId: 'call_1',
+    eventId: 'call_1',
+    toolName: 'remember_fact',
+    args: { content: 'tea' },
+    status,
+    ...extra,
+  });
+  const partOf = (m: IMessage | undefined) =>
+    (Array.isArray(m?.content) ? m.content : []).find((p) => typeof p !== 'string');
+
+  it.each([
+    ['requested only', [frame(2, 'tool_approval_requested', requested)], 'awaiting_approval'],
+    [
+      'approved, then run',
+      [
+        frame(2, 'tool_approval_requested', requested),
+        frame(3, 'tool_approval_decided', decided(true)),
+        frame(4, 'tool_call', call('isRunning')),
+        frame(5, 'tool_call', call('done', { output: 'ok' })),
+      ],
+      'done',
+    ],
+    [
+      'denied',
+      [
+        frame(2, 'tool_approval_requested', requested),
+        frame(3, 'tool_approval_decided', decided(false)),
+        frame(4, 'tool_call', call('denied', { error: 'The user declined to run remember_fact.' })),
+      ],
+      'denied',
+    ],
+    [
+      'denied, then a late replayed request keeps it denied',
+      [
+        frame(2, 'tool_approval_requested', requested),
+        frame(3, 'tool_call', call('denied', { error: 'no' })),
+        frame(4, 'tool_call', call('isRunning')),
+      ],
+      'denied',
+    ],
+  ])('%s: the call is one part, its status %s', async (_name, frames, status) => {
+    const { message } = fold(
+      await eventsOf([frame(1, 'run', { runId: 'r', requestId: 'req_1' }), ...frames]),
+    );
+    const parts = (Array.isArray(message?.content) ? message.content : []).filter(
+      (p) => typeof p !== 'string',
+    );
+    expect(parts).toHaveLength(1);
+    expect(partOf(message)).toMatchObject({
+      name: 'remember_fact',
+      props: { id: 'call_1', status, args: { content: 'tea' } },
+    });
+  });
+});
