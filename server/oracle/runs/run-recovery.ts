@@ -128,7 +128,8 @@ export class RunRecovery {
     const at = await this.#resumePoint(row, records);
     if (at) {
       // Step 6, at an approval: the answer so far is the one recorded with it (nothing was written after).
-      const resumeText = String((at.resume as { text?: unknown }).text ?? '');
+      const saved = (at.resume as { text?: unknown }).text;
+      const resumeText = typeof saved === 'string' ? saved : '';
       const run = this.#host.adopt(row, logged ? resumeText : '');
       run.emit('run', {
         runId: row.run_id,
