@@ -76,6 +76,7 @@ export type {
   ChatSession,
   ModelInfo,
   OracleConfig,
+  PendingApproval,
   RunInfo,
   StoredToolCall,
   TranscriptPage,

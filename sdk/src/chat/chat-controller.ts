@@ -199,7 +199,11 @@ export class ChatController {
     if (!transport || this.#turn) return;
     const run = await transport.runInFlight();
     if (!run || epoch !== this.#epoch || this.#turn) return;
-    const turn = this.#newTurn(newTurnState({ runId: run.runId, requestId: run.requestId }));
+    // A call that waits for approval comes back with the run (its request event follows in the replay too).
+    const pendingApprovals = run.pendingApprovals ?? [];
+    const turn = this.#newTurn(
+      newTurnState({ runId: run.runId, requestId: run.requestId, pendingApprovals }),
+    );
     // Rebuild the answer from the run's first event: whatever history held of it is replaced.
     this.store.upsert(run.requestId, (old) => ({
       ...(old ?? {}),
@@ -208,8 +212,23 @@ export class ChatController {
       content: '',
     }));
     this.store.setRun({ ...INITIAL_RUN, runId: run.runId, requestId: run.requestId });
-    this.store.setMeta({ status: 'streaming', sendMessageError: undefined });
+    this.store.setMeta({ status: 'streaming', sendMessageError: undefined, pendingApprovals });
     await this.#read(turn, transport, undefined);
+  }
+
+  /**
+   * Decides a tool call that waits for the user's approval: the call leaves `pendingApprovals` at once (the
+   * oracle's `tool_approval_decided` confirms it); a refusal of the decision (409: decided already, 404: no
+   * longer waiting) is thrown to the caller.
+   */
+  async decideApproval(toolCallId: string, decision: { approved: boolean; reason?: string }): Promise<void> {
+    const transport = this.#transport;
+    if (!transport) throw new Error('The chat is not connected to its oracle yet.');
+    await transport.decideApproval(toolCallId, decision);
+    const { pendingApprovals } = this.store.getMeta();
+    if (pendingApprovals.some((a) => a.toolCallId === toolCallId)) {
+      this.store.setMeta({ pendingApprovals: pendingApprovals.filter((a) => a.toolCallId !== toolCallId) });
+    }
   }
 
   /** Stops reading the answer here; the run goes on at the oracle (pick it up again with `resumeRun`). */

@@ -1,6 +1,10 @@
+import type { PendingApproval } from '../../../contracts/oracle.js';
 import type { ChatStatus, IMessage, RunState, StreamingMode } from '../types.js';
 
 /** Everything of a chat but its messages: never throttled, published at once. */
+/** No pending approval (one frozen list, so an unchanged meta keeps its identity). */
+export const NO_APPROVALS: readonly PendingApproval[] = Object.freeze([]);
+
 export interface ChatMeta {
   status: ChatStatus;
   error: Error | undefined;
@@ -10,6 +14,8 @@ export interface ChatMeta {
   hasOlderMessages: boolean;
   isRealTimeConnected: boolean;
   run: RunState;
+  /** Tool calls of the turn that wait for the user's approval (oldest first). */
+  pendingApprovals: readonly PendingApproval[];
 }
 
 export const INITIAL_RUN: RunState = Object.freeze({
@@ -50,6 +56,7 @@ export class ChatStore {
     hasOlderMessages: false,
     isRealTimeConnected: false,
     run: INITIAL_RUN,
+    pendingApprovals: NO_APPROVALS,
   };
   readonly #messageListeners = new Set<() => void>();
   readonly #metaListeners = new Set<() => void>();

@@ -86,6 +86,14 @@ export class ChatTransport {
     }
   }
 
+  /** The user's decision on a tool call that waits for approval (`POST /sessions/:id/tool-approvals/:callId`). */
+  async decideApproval(toolCallId: string, decision: { approved: boolean; reason?: string }): Promise<void> {
+    await this.#http.call(oracleContract.decideToolApproval, {
+      params: { sessionId: this.#sessionId, toolCallId },
+      body: decision,
+    });
+  }
+
   /** Asks the oracle to end the session's turn (`POST /messages/abort`). */
   async abort(): Promise<void> {
     await this.#http.call(oracleContract.abort, { body: { sessionId: this.#sessionId } });

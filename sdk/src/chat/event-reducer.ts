@@ -1,4 +1,5 @@
 import type { AnyEvent, RunEndStatus } from '../../../contracts/events.js';
+import type { PendingApproval } from '../../../contracts/oracle.js';
 import type { IComponentMetadata, IMessage } from '../types.js';
 import { appendText, hasPart, replaceText, textOf, upsertPart } from './content.js';
 import type { StreamEvent } from './sse.js';
@@ -16,6 +17,8 @@ export interface TurnState {
   resumed: boolean;
   /** How the run ended, once `done` was read. */
   ended: RunEndStatus | undefined;
+  /** Tool calls that wait for the user's approval: added by `tool_approval_requested`, gone once decided. */
+  pendingApprovals: readonly PendingApproval[];
 }
 
 export const newTurnState = (init: Partial<TurnState> = {}): TurnState => ({
@@ -25,8 +28,18 @@ export const newTurnState = (init: Partial<TurnState> = {}): TurnState => ({
   errorText: undefined,
   resumed: false,
   ended: undefined,
+  pendingApprovals: NO_PENDING,
   ...init,
 });
+
+const NO_PENDING: readonly PendingApproval[] = Object.freeze([]);
+
+/** The pending list without `toolCallId` (the same list when it was not in it). */
+function withoutApproval(list: readonly PendingApproval[], toolCallId: string): readonly PendingApproval[] {
+  return list.some((a) => a.toolCallId === toolCallId)
+    ? list.filter((a) => a.toolCallId !== toolCallId)
+    : list;
+}
 
 /** The state after one event. */
 export interface Reduced {
@@ -92,22 +105,43 @@ export function reduceEvent(turn: TurnState, message: IMessage | undefined, ev: 
         urgent: false,
       };
     }
-    case 'tool_call':
-    case 'action_call':
-    case 'render_component':
-    case 'browser_tool_call':
     case 'tool_approval_requested': {
+      const { toolCallId, toolName, args, expiresAt } = event.payload;
+      if (!turn.pendingApprovals.some((a) => a.toolCallId === toolCallId)) {
+        turn = {
+          ...turn,
+          pendingApprovals: [...turn.pendingApprovals, { toolCallId, toolName, args, expiresAt }],
+        };
+      }
       const m = current();
       return { turn, message: m && applyPart(m, event), urgent: true };
     }
-    // The decision's effect arrives as the call's own `tool_call` events (running, or `denied`).
-    case 'tool_approval_decided':
-      return { turn, message, urgent: false };
+    case 'tool_call': {
+      const pending = withoutApproval(turn.pendingApprovals, event.payload.toolCallId);
+      if (pending !== turn.pendingApprovals) turn = { ...turn, pendingApprovals: pending };
+      const m = current();
+      return { turn, message: m && applyPart(m, event), urgent: true };
+    }
+    case 'action_call':
+    case 'render_component':
+    case 'browser_tool_call': {
+      const m = current();
+      return { turn, message: m && applyPart(m, event), urgent: true };
+    }
+    // The decision's effect on the message arrives as the call's own `tool_call` events (running, or `denied`).
+    case 'tool_approval_decided': {
+      const pending = withoutApproval(turn.pendingApprovals, event.payload.toolCallId);
+      return {
+        turn: pending === turn.pendingApprovals ? turn : { ...turn, pendingApprovals: pending },
+        message,
+        urgent: true,
+      };
+    }
     case 'error':
       return { turn: { ...turn, errorText: event.payload.error }, message, urgent: false };
     case 'done': {
       const done = event.payload;
-      turn = { ...turn, ended: done.status };
+      turn = { ...turn, ended: done.status, pendingApprovals: NO_PENDING };
       const m = current();
       if (!m) return { turn, message: m, urgent: true };
       const next: IMessage = { ...m, isComplete: true, isReasoning: false };

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
-import type { SendMessageBody } from '../../../contracts/oracle.js';
+import type { PendingApproval, SendMessageBody } from '../../../contracts/oracle.js';
 import type { ChatController } from '../chat/chat-controller.js';
 import { effectiveOverrides, resolveOracle } from '../config/config-queries.js';
 import { useOraclesContext } from '../context/oracles-context.js';
@@ -58,6 +58,15 @@ export interface UseChatResult {
   hasOlderMessages: boolean;
   /** Loads the page before the oldest loaded message. */
   loadOlderMessages: () => Promise<void>;
+  /**
+   * Tool calls of the current turn that wait for the user's yes or no (the oracle's `needsApproval` tools and
+   * `ORACLE_TOOLS_NEED_APPROVAL`), oldest first. They come back with the run after a reload.
+   */
+  pendingApprovals: readonly PendingApproval[];
+  /** Lets a waiting tool call run; the turn goes on. */
+  approve: (toolCallId: string) => Promise<void>;
+  /** Declines a waiting tool call: it does not run, and the model reads `reason`. */
+  deny: (toolCallId: string, reason?: string) => Promise<void>;
 }
 
 /**
@@ -153,6 +162,15 @@ export function useChat<S extends ToolSchemas = ToolSchemas>(options: IChatOptio
   const loadOlderMessages = useCallback(() => controller.loadOlderMessages(), [controller]);
   const resumeRun = useCallback(() => controller.resumeRun(), [controller]);
   const detachStream = useCallback(() => controller.detachStream(), [controller]);
+  const approve = useCallback(
+    (toolCallId: string) => controller.decideApproval(toolCallId, { approved: true }),
+    [controller],
+  );
+  const deny = useCallback(
+    (toolCallId: string, reason?: string) =>
+      controller.decideApproval(toolCallId, { approved: false, ...(reason ? { reason } : {}) }),
+    [controller],
+  );
 
   // No session or no oracle named: idle, not loading.
   const noSession = sessionId === '' || oracleDid === '';
@@ -180,6 +198,9 @@ export function useChat<S extends ToolSchemas = ToolSchemas>(options: IChatOptio
       detachStream,
       hasOlderMessages: meta.hasOlderMessages,
       loadOlderMessages,
+      pendingApprovals: meta.pendingApprovals,
+      approve,
+      deny,
     }),
     [
       messages,
@@ -194,6 +215,8 @@ export function useChat<S extends ToolSchemas = ToolSchemas>(options: IChatOptio
       resumeRun,
       detachStream,
       loadOlderMessages,
+      approve,
+      deny,
     ],
   );
 }

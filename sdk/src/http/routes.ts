@@ -24,6 +24,11 @@ const oracle = {
   deleteSession: { method: 'DELETE', path: '/sessions/:sessionId', metadata: ucan },
   transcript: { method: 'GET', path: '/sessions/:sessionId/messages', metadata: ucan },
   currentRun: { method: 'GET', path: '/sessions/:sessionId/run', metadata: ucan },
+  decideToolApproval: {
+    method: 'POST',
+    path: '/sessions/:sessionId/tool-approvals/:toolCallId',
+    metadata: ucan,
+  },
   abort: { method: 'POST', path: '/messages/abort', metadata: ucan },
   history: { method: 'GET', path: '/messages/:sessionId', metadata: ucan },
   send: { method: 'POST', path: '/messages/:sessionId', metadata: ucan },

@@ -24,6 +24,7 @@ describe('ChatStore edges', () => {
       hasOlderMessages: false,
       isRealTimeConnected: false,
       run: INITIAL_RUN,
+      pendingApprovals: [],
     });
   });
 
