@@ -66,6 +66,7 @@ export type {
   PartStatus,
   RunState,
   StreamingMode,
+  ToolApprovalComponentProps,
   ToolCallComponentProps,
   ToolSchemas,
   TypedBrowserTools,

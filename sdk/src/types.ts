@@ -84,6 +84,19 @@ export interface ToolCallComponentProps extends UIComponentBaseProps {
   sessionId?: string;
 }
 
+/**
+ * Props of the `ToolApproval` component: a server tool call that waits for the user's yes or no (status
+ * `awaiting_approval`). `approve`/`deny` decide it (as `useChat`'s do); they reject when it was decided already.
+ */
+export interface ToolApprovalComponentProps {
+  id: string;
+  toolName: string;
+  /** The model's arguments, as it sent them: nothing ran yet. */
+  args: Record<string, unknown>;
+  approve: () => Promise<void>;
+  deny: (reason?: string) => Promise<void>;
+}
+
 /** Props of the `AgActionToolCall` fallback component (actions without their own `render`). */
 export interface AgActionComponentProps extends UIComponentBaseProps {
   actionName: string;

@@ -1,10 +1,12 @@
-import { useChat, type IMessage } from '@open-oracles/oracles-client-sdk';
-import { act, renderHook, waitFor } from '@testing-library/react';
+import { renderMessageContent, useChat, type IMessage } from '@open-oracles/oracles-client-sdk';
+import { act, fireEvent, render, renderHook, screen, waitFor } from '@testing-library/react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
 import { newSession, ORACLE_DID, providerFor, realWallet, startRealOracle } from './real-oracle.js';
 
 /** The tool-call part of an AI message, as the chat shows it. */
+const onPaymentRequiredError = (): void => undefined;
+
 const toolPart = (m: IMessage | undefined) =>
   (Array.isArray(m?.content) ? m.content : []).find((p) => typeof p !== 'string');
 
@@ -18,9 +20,12 @@ describe('useChat with tool calls that wait for approval, against the real oracl
   it('lists the waiting call in pendingApprovals, shows its part as awaiting_approval, and approve() lets it run', async () => {
     const wallet = await realWallet();
     const sessionId = await newSession(app, wallet, 'approve');
-    const { result } = renderHook(() => useChat({ oracleDid: ORACLE_DID, sessionId }), {
-      wrapper: providerFor(app, wallet),
-    });
+    const { result } = renderHook(
+      () => useChat({ oracleDid: ORACLE_DID, sessionId, onPaymentRequiredError }),
+      {
+        wrapper: providerFor(app, wallet),
+      },
+    );
     await waitFor(() => expect(result.current.isConfigReady && !result.current.isLoading).toBe(true));
     expect(result.current.pendingApprovals).toEqual([]);
     act(() => result.current.sendMessage('use remember_fact with {"content": "Prefers tea"}'));
@@ -40,9 +45,12 @@ describe('useChat with tool calls that wait for approval, against the real oracl
   it('deny() declines it with a reason; a second decision is refused', async () => {
     const wallet = await realWallet();
     const sessionId = await newSession(app, wallet, 'deny');
-    const { result } = renderHook(() => useChat({ oracleDid: ORACLE_DID, sessionId }), {
-      wrapper: providerFor(app, wallet),
-    });
+    const { result } = renderHook(
+      () => useChat({ oracleDid: ORACLE_DID, sessionId, onPaymentRequiredError }),
+      {
+        wrapper: providerFor(app, wallet),
+      },
+    );
     await waitFor(() => expect(result.current.isConfigReady && !result.current.isLoading).toBe(true));
     act(() => result.current.sendMessage('use remember_fact with {"content": "Hates coffee"}'));
     await waitFor(() => expect(result.current.pendingApprovals).toHaveLength(1));
@@ -58,7 +66,7 @@ describe('useChat with tool calls that wait for approval, against the real oracl
   it('a waiting call survives a reload: a new mount gets it back from the run and can decide it', async () => {
     const wallet = await realWallet();
     const sessionId = await newSession(app, wallet, 'reload');
-    const first = renderHook(() => useChat({ oracleDid: ORACLE_DID, sessionId }), {
+    const first = renderHook(() => useChat({ oracleDid: ORACLE_DID, sessionId, onPaymentRequiredError }), {
       wrapper: providerFor(app, wallet),
     });
     await waitFor(() =>
@@ -70,7 +78,7 @@ describe('useChat with tool calls that wait for approval, against the real oracl
     first.unmount();
 
     // A new provider: what a page reload starts from.
-    const again = renderHook(() => useChat({ oracleDid: ORACLE_DID, sessionId }), {
+    const again = renderHook(() => useChat({ oracleDid: ORACLE_DID, sessionId, onPaymentRequiredError }), {
       wrapper: providerFor(app, wallet),
     });
     await waitFor(() =>
@@ -79,5 +87,38 @@ describe('useChat with tool calls that wait for approval, against the real oracl
     await act(() => again.result.current.approve(toolCallId));
     await waitFor(() => expect(again.result.current.status).toBe('ready'));
     expect(toolPart(again.result.current.messages.at(-1))).toMatchObject({ props: { status: 'done' } });
+  });
+
+  it('renderMessageContent draws the waiting call as a card whose Approve button decides it', async () => {
+    const wallet = await realWallet();
+    const sessionId = await newSession(app, wallet, 'card');
+    const sent: { current: ((m: string) => void) | undefined } = { current: undefined };
+    function Chat() {
+      const chat = useChat({ oracleDid: ORACLE_DID, sessionId, onPaymentRequiredError });
+      sent.current = chat.sendMessage;
+      return (
+        <div>
+          <p data-testid="status">{chat.status}</p>
+          {chat.messages.map((m) => (
+            <div key={m.id}>{renderMessageContent(m.content)}</div>
+          ))}
+        </div>
+      );
+    }
+    const Wrapper = providerFor(app, wallet);
+    render(
+      <Wrapper>
+        <Chat />
+      </Wrapper>,
+    );
+    await waitFor(() => expect(sent.current).toBeDefined());
+    await waitFor(() => expect(screen.getByTestId('status').textContent).toBe('ready'));
+    act(() => sent.current?.('use remember_fact with {"content": "Reads at night"}'));
+    const approve = await screen.findByRole('button', { name: 'Approve' });
+    expect(screen.getByText(/remember_fact wants to run with \{"content":"Reads at night"\}/)).toBeTruthy();
+    fireEvent.click(approve);
+    await waitFor(() => expect(screen.getByTestId('status').textContent).toBe('ready'));
+    expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
+    expect(screen.getByText('[remember_fact: done]')).toBeTruthy();
   });
 });

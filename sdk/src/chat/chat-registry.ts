@@ -17,6 +17,14 @@ export class ChatRegistry {
     return controller;
   }
 
+  /** A chat of the session mounted now (the one an approval card of its messages decides through). */
+  ofSession(sessionId: string): ChatController | undefined {
+    for (const { controller, users } of this.#chats.values()) {
+      if (users > 0 && controller.sessionId === sessionId) return controller;
+    }
+    return undefined;
+  }
+
   /** A mounted hook uses the chat; the returned release forgets it when the last hook goes. */
   use(key: string, controller: ChatController): () => void {
     let entry = this.#chats.get(key);

@@ -1,6 +1,7 @@
 import { Fragment, useContext, useSyncExternalStore, type ReactNode } from 'react';
 import { OraclesContext, type OraclesContextValue } from '../context/oracles-context.js';
 import type { IComponentMetadata, MessageContent, UIComponents } from '../types.js';
+import { DefaultToolApproval } from './default-tool-approval.js';
 import { DefaultToolCall } from './default-tool-call.js';
 
 const warned = new Set<string>();
@@ -87,12 +88,34 @@ function ActionPart({ part, explicit }: { part: IComponentMetadata; explicit?: U
   );
 }
 
+/** A tool call waiting for the user's decision: `uiComponents.ToolApproval`, else the default card. */
+function ApprovalPart({ part, explicit }: { part: IComponentMetadata; explicit?: UIComponents }): ReactNode {
+  const { components, ctx } = useComponents(explicit);
+  const { props } = part;
+  const decide = (approved: boolean, reason?: string): Promise<void> => {
+    const chat = props.sessionId === undefined ? undefined : ctx?.chats.ofSession(props.sessionId);
+    if (!chat) return Promise.reject(new Error('No chat of this session is mounted.'));
+    return chat.decideApproval(props.id, { approved, ...(reason ? { reason } : {}) });
+  };
+  const Approval = components['ToolApproval'] ?? DefaultToolApproval;
+  return (
+    <Approval
+      id={props.id}
+      toolName={props.toolName ?? part.name}
+      args={props.args}
+      approve={() => decide(true)}
+      deny={(reason?: string) => decide(false, reason)}
+    />
+  );
+}
+
 function Part({ part, explicit }: { part: IComponentMetadata; explicit?: UIComponents }): ReactNode {
   const { components } = useComponents(explicit);
   const { props } = part;
   const status = props.status;
   const isLoading = status === 'isRunning';
   if (props.isAgAction || props.kind === 'action') return <ActionPart part={part} explicit={explicit} />;
+  if (status === 'awaiting_approval') return <ApprovalPart part={part} explicit={explicit} />;
   if (props.isToolCall || props.kind === 'tool' || props.kind === 'browser_tool') {
     const Tool = components[part.name] ?? components['ToolCall'] ?? DefaultToolCall;
     return (
@@ -119,7 +142,8 @@ function Part({ part, explicit }: { part: IComponentMetadata; explicit?: UICompo
 }
 
 /**
- * Turns stored or streamed message content into React nodes (spec C5): text as is; tool calls through
+ * Turns stored or streamed message content into React nodes (spec C5): text as is; a tool call that waits for
+ * the user's approval through `uiComponents.ToolApproval`, else a card with Approve and Deny; tool calls through
  * `uiComponents[toolName]`, else `uiComponents.ToolCall`, else a plain default line ({@link DefaultToolCall});
  * agent-UI actions through their `render` (from `useAgAction`), else `AgActionToolCall`/`ToolCall`, else the
  * default; rendered components through `uiComponents[componentName]` with the event's args as props (a name
