@@ -204,6 +204,11 @@ export const BrowserToolSpec = z.object({
   name: ToolName,
   description: z.string().max(2000),
   schema: z.record(z.unknown()),
+  /**
+   * The app asks its user before the tool runs: the oracle waits for the result for as long as an approval may
+   * take (ORACLE_APPROVAL_TIMEOUT_S), not only ORACLE_TOOL_TIMEOUT_MS.
+   */
+  needsApproval: z.boolean().optional(),
 });
 export type BrowserToolSpec = z.infer<typeof BrowserToolSpec>;
 

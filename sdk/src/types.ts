@@ -138,7 +138,16 @@ export interface BrowserTool<S extends z.ZodTypeAny = z.ZodTypeAny> {
   schema: S;
   /** Runs the tool with the parsed arguments; what it returns goes back to the agent. */
   fn(args: z.infer<S>): unknown;
+  /**
+   * Ask the user first: the call waits in `useChat`'s `pendingApprovals` (and as an approval card) until
+   * `approve` or `deny`; denied, `fn` does not run and the agent reads that the user declined. A function
+   * decides per call from the model's arguments.
+   */
+  needsApproval?: boolean | ApprovalRule<z.infer<S>>;
 }
+
+/** A per-call approval rule (a method's type, so a tool of any argument type fits a map of tools). */
+type ApprovalRule<A> = { rule(args: A): boolean | Promise<boolean> }['rule'];
 
 /** Browser tools by name. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a map of tools of any argument types

@@ -1,4 +1,10 @@
-import { renderMessageContent, useChat, type IMessage } from '@open-oracles/oracles-client-sdk';
+import {
+  renderMessageContent,
+  useChat,
+  type BrowserTools,
+  type IMessage,
+} from '@open-oracles/oracles-client-sdk';
+import { z } from 'zod';
 import { act, fireEvent, render, renderHook, screen, waitFor } from '@testing-library/react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
@@ -120,5 +126,48 @@ describe('useChat with tool calls that wait for approval, against the real oracl
     await waitFor(() => expect(screen.getByTestId('status').textContent).toBe('ready'));
     expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
     expect(screen.getByText('[remember_fact: done]')).toBeTruthy();
+  });
+
+  it('a browser tool with needsApproval waits in pendingApprovals: denied, fn does not run and the agent reads why; approved, it runs', async () => {
+    const wallet = await realWallet();
+    const sessionId = await newSession(app, wallet, 'browser');
+    const ran: string[] = [];
+    const browserTools: BrowserTools = {
+      pageTitle: {
+        toolName: 'pageTitle',
+        description: 'Title of the page',
+        schema: z.object({}),
+        fn: () => {
+          ran.push('pageTitle');
+          return 'My page';
+        },
+        needsApproval: true,
+      },
+    };
+    const { result } = renderHook(
+      () => useChat({ oracleDid: ORACLE_DID, sessionId, onPaymentRequiredError, browserTools }),
+      { wrapper: providerFor(app, wallet) },
+    );
+    await waitFor(() => expect(result.current.isRealTimeConnected).toBe(true));
+    act(() => result.current.sendMessage('use pageTitle'));
+    await waitFor(() => expect(result.current.pendingApprovals).toHaveLength(1));
+    expect(result.current.pendingApprovals[0]).toMatchObject({ toolName: 'pageTitle', args: {} });
+    expect(toolPart(result.current.messages.at(-1))).toMatchObject({
+      props: { status: 'awaiting_approval' },
+    });
+    await act(() => result.current.deny(result.current.pendingApprovals[0]!.toolCallId, 'private'));
+    await waitFor(() => expect(result.current.status).toBe('ready'));
+    expect(ran).toEqual([]);
+    expect(result.current.pendingApprovals).toEqual([]);
+    expect(toolPart(result.current.messages.at(-1))).toMatchObject({
+      props: { error: 'The user declined to run pageTitle (reason: private).' },
+    });
+
+    act(() => result.current.sendMessage('use pageTitle'));
+    await waitFor(() => expect(result.current.pendingApprovals).toHaveLength(1));
+    await act(() => result.current.approve(result.current.pendingApprovals[0]!.toolCallId));
+    await waitFor(() => expect(result.current.status).toBe('ready'));
+    expect(ran).toEqual(['pageTitle']);
+    expect(toolPart(result.current.messages.at(-1))).toMatchObject({ props: { status: 'done' } });
   });
 });

@@ -15,6 +15,8 @@ export interface BrowserCallsDeps {
   actions: ActionRegistry;
   /** Sends a result back on the socket. */
   emit: <N extends ClientEventName>(name: N, payload: ClientEventPayload<N>) => void;
+  /** Asks the user about a call of a tool with `needsApproval` (see `useChat`'s `pendingApprovals`). */
+  ask: (call: BrowserToolCallEvent) => Promise<{ approved: boolean; reason?: string | undefined }>;
 }
 
 /**
@@ -43,6 +45,17 @@ export class BrowserCalls {
     this.#executed.add(call.toolCallId);
     const tools = this.#deps.tools();
     const tool = tools[call.toolName] ?? Object.values(tools).find((t) => t.toolName === call.toolName);
+    const rule = tool?.needsApproval;
+    const needs =
+      typeof rule === 'function' ? await Promise.resolve(rule(call.args as never)).catch(() => true) : rule;
+    if (needs === true) {
+      const decision = await this.#deps.ask(call);
+      if (!decision.approved) {
+        const error = `The user declined to run ${call.toolName} (${decision.reason ? `reason: ${decision.reason}` : 'no reason given'}).`;
+        this.#deps.emit('tool_result', { toolCallId: call.toolCallId, result: null, error });
+        return { result: null, error, denied: true };
+      }
+    }
     const outcome = await runCall(
       tool ? { schema: tool.schema, fn: (args: never) => tool.fn(args) } : undefined,
       call.toolName,

@@ -212,7 +212,8 @@ export class ChatController {
       content: '',
     }));
     this.store.setRun({ ...INITIAL_RUN, runId: run.runId, requestId: run.requestId });
-    this.store.setMeta({ status: 'streaming', sendMessageError: undefined, pendingApprovals });
+    this.store.setMeta({ status: 'streaming', sendMessageError: undefined });
+    this.store.setTurnApprovals(pendingApprovals);
     await this.#read(turn, transport, undefined);
   }
 
@@ -222,12 +223,15 @@ export class ChatController {
    * longer waiting) is thrown to the caller.
    */
   async decideApproval(toolCallId: string, decision: { approved: boolean; reason?: string }): Promise<void> {
+    if (this.#socket.decideLocal(toolCallId, decision)) return;
     const transport = this.#transport;
     if (!transport) throw new Error('The chat is not connected to its oracle yet.');
     await transport.decideApproval(toolCallId, decision);
-    const { pendingApprovals } = this.store.getMeta();
-    if (pendingApprovals.some((a) => a.toolCallId === toolCallId)) {
-      this.store.setMeta({ pendingApprovals: pendingApprovals.filter((a) => a.toolCallId !== toolCallId) });
+    const turn = this.#turn;
+    const pending = turn?.state.pendingApprovals ?? [];
+    if (turn && pending.some((a) => a.toolCallId === toolCallId)) {
+      turn.state = { ...turn.state, pendingApprovals: pending.filter((a) => a.toolCallId !== toolCallId) };
+      this.store.setTurnApprovals(turn.state.pendingApprovals);
     }
   }
 

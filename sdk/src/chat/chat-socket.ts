@@ -1,11 +1,15 @@
-import type { ClientEventName, ClientEventPayload } from '../../../contracts/events.js';
+import type { BrowserToolCallEvent, ClientEventName, ClientEventPayload } from '../../../contracts/events.js';
+import type { PendingApproval } from '../../../contracts/oracle.js';
 import type { ActionRegistry } from '../context/action-registry.js';
 import type { OracleHttp } from '../http/oracle-http.js';
 import type { CallOutcome } from '../tools/run-call.js';
 import type { BrowserTool } from '../types.js';
 import { BrowserCalls } from './browser-calls.js';
 import type { ChatStore } from './chat-store.js';
-import { applyPart, settlePart } from './event-reducer.js';
+import { applyPart, markStatus, settlePart } from './event-reducer.js';
+
+/** How long a browser tool call waits for its user in this tab, as `expiresAt` says (the oracle decides the rest). */
+const BROWSER_APPROVAL_MS = 10 * 60_000;
 import { handshakeAuth, SocketChannel } from './socket-channel.js';
 import {
   parseSocketEvent,
@@ -38,6 +42,11 @@ export class ChatSocket {
   readonly #calls: BrowserCalls;
   readonly #sink: SocketEventSink;
   #channel: SocketChannel | undefined;
+  /** Browser tool calls waiting for the user here, by call id. */
+  readonly #asked = new Map<
+    string,
+    { pending: PendingApproval; decide: (d: { approved: boolean; reason?: string | undefined }) => void }
+  >();
 
   constructor(deps: ChatSocketDeps) {
     this.#deps = deps;
@@ -46,6 +55,7 @@ export class ChatSocket {
       tools: deps.tools,
       actions: deps.actions,
       emit: (name, payload) => this.emit(name, payload),
+      ask: (call) => this.#ask(call),
     });
     this.#sink = {
       show: (event) => this.#show(event),
@@ -83,6 +93,45 @@ export class ChatSocket {
   close(): void {
     this.#channel?.close();
     this.#channel = undefined;
+  }
+
+  /** Decides a browser tool call waiting in this tab; false when no such call waits here. */
+  decideLocal(toolCallId: string, decision: { approved: boolean; reason?: string | undefined }): boolean {
+    const waiting = this.#asked.get(toolCallId);
+    if (!waiting) return false;
+    this.#asked.delete(toolCallId);
+    this.#deps.store.setLocalApprovals([...this.#asked.values()].map((w) => w.pending));
+    if (decision.approved) this.#mark(toolCallId, 'isRunning');
+    waiting.decide(decision);
+    return true;
+  }
+
+  /** A browser tool with `needsApproval` asks its user: the call waits in `pendingApprovals`, its part shows it. */
+  #ask(call: BrowserToolCallEvent): Promise<{ approved: boolean; reason?: string | undefined }> {
+    const { store } = this.#deps;
+    return new Promise((decide) => {
+      const pending = {
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        args: call.args,
+        expiresAt: new Date(Date.now() + BROWSER_APPROVAL_MS).toISOString(),
+      };
+      this.#asked.set(call.toolCallId, { pending, decide });
+      store.setLocalApprovals([...this.#asked.values()].map((w) => w.pending));
+      this.#mark(call.toolCallId, 'awaiting_approval');
+    });
+  }
+
+  #mark(id: string, status: 'awaiting_approval' | 'isRunning'): void {
+    const { store } = this.#deps;
+    for (const m of store.current()) {
+      const next = markStatus(m, id, status);
+      if (next !== m) {
+        store.upsert(m.id, () => next);
+        store.flush();
+        return;
+      }
+    }
   }
 
   /** Socket events show in the message of their turn when it is on screen (the stream shows them too). */

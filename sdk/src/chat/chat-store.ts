@@ -58,6 +58,8 @@ export class ChatStore {
     run: INITIAL_RUN,
     pendingApprovals: NO_APPROVALS,
   };
+  #turnApprovals: readonly PendingApproval[] = NO_APPROVALS;
+  #localApprovals: readonly PendingApproval[] = NO_APPROVALS;
   readonly #messageListeners = new Set<() => void>();
   readonly #metaListeners = new Set<() => void>();
   #cancelFrame: (() => void) | undefined;
@@ -165,6 +167,28 @@ export class ChatStore {
     if (!changed) return;
     this.#meta = { ...this.#meta, ...patch };
     for (const l of [...this.#metaListeners]) l();
+  }
+
+  /** The turn's pending approvals (from its events); `pendingApprovals` is these, then the browser's own. */
+  setTurnApprovals(list: readonly PendingApproval[]): void {
+    this.#turnApprovals = list;
+    this.#publishApprovals();
+  }
+
+  /** The pending approvals of browser tools asked in this tab (see {@link setTurnApprovals}). */
+  setLocalApprovals(list: readonly PendingApproval[]): void {
+    this.#localApprovals = list;
+    this.#publishApprovals();
+  }
+
+  #publishApprovals(): void {
+    const all =
+      this.#localApprovals.length === 0
+        ? this.#turnApprovals
+        : this.#turnApprovals.length === 0
+          ? this.#localApprovals
+          : [...this.#turnApprovals, ...this.#localApprovals];
+    this.setMeta({ pendingApprovals: all });
   }
 
   setRun(patch: Partial<RunState>): void {

@@ -167,7 +167,7 @@ export function applyPart(message: IMessage, event: AnyEvent): IMessage {
 export function settlePart(
   message: IMessage,
   id: string,
-  outcome: { result: unknown; error?: string },
+  outcome: { result: unknown; error?: string; denied?: boolean },
   args?: Record<string, unknown>,
 ): IMessage {
   if (!hasPart(message.content, id)) return message;
@@ -177,7 +177,7 @@ export function settlePart(
       const props = { ...(old?.props ?? { id, args: {} }) };
       if (args) props.args = args;
       if (outcome.error !== undefined) {
-        props.status = 'error';
+        props.status = outcome.denied ? 'denied' : 'error';
         props.error = outcome.error;
       } else {
         props.status = 'done';
@@ -185,6 +185,22 @@ export function settlePart(
       }
       return { name: old?.name ?? id, props };
     }),
+  };
+}
+
+/** Sets a browser tool part's status (waiting for its user, or running once approved); unchanged without it. */
+export function markStatus(
+  message: IMessage,
+  id: string,
+  status: 'awaiting_approval' | 'isRunning',
+): IMessage {
+  if (!hasPart(message.content, id)) return message;
+  return {
+    ...message,
+    content: upsertPart(message.content, id, (old) => ({
+      name: old?.name ?? id,
+      props: { ...(old?.props ?? { id, args: {} }), status },
+    })),
   };
 }
 
@@ -292,7 +308,9 @@ export function mergePart(old: IComponentMetadata | undefined, next: IComponentM
     props.args = old.props.args;
     if (old.props.argsComplete) props.argsComplete = true;
   }
-  if (settled && next.props.status === 'isRunning') {
+  // A browser tool waiting for its user in this tab stays so while the oracle's events say it runs.
+  const waitingHere = old.props.kind === 'browser_tool' && old.props.status === 'awaiting_approval';
+  if ((settled || waitingHere) && next.props.status === 'isRunning') {
     props.status = old.props.status;
     if (old.props.output !== undefined) props.output = old.props.output;
     if (old.props.error !== undefined) props.error = old.props.error;

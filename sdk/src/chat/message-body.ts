@@ -24,6 +24,7 @@ export async function advertisedTools(
     name: t.toolName,
     description: t.description,
     schema: toJsonSchema(t.schema),
+    ...(t.needsApproval ? { needsApproval: true } : {}),
   }));
   const agActions = actions.map((a) => ({
     name: a.name,

@@ -47,8 +47,7 @@ export class Turn {
         requestId: r.turn.requestId ?? null,
         resumed: r.turn.resumed,
       });
-    if (r.turn.pendingApprovals !== before.pendingApprovals)
-      store.setMeta({ pendingApprovals: r.turn.pendingApprovals });
+    if (r.turn.pendingApprovals !== before.pendingApprovals) store.setTurnApprovals(r.turn.pendingApprovals);
     if (r.urgent) store.flush();
     return ev.id === undefined || ev.id > before.lastEventId;
   }

@@ -6,6 +6,8 @@ export interface CallOutcome {
   error?: string;
   /** The arguments as parsed, when they were valid. */
   args?: Record<string, unknown>;
+  /** The user declined the call (it needed approval): it did not run; `error` says so. */
+  denied?: boolean;
 }
 
 /**

@@ -8,15 +8,24 @@ import type { BrowserTool } from '../../src/types.js';
 
 const ref = { sessionId: 'ses_1', requestId: 'req_1' };
 
-function calls(tools: Record<string, BrowserTool> = {}, actions = new ActionRegistry()) {
+function calls(
+  tools: Record<string, BrowserTool> = {},
+  actions = new ActionRegistry(),
+  answer: { approved: boolean; reason?: string } = { approved: true },
+) {
   const sent: [string, unknown][] = [];
+  const asked: string[] = [];
   const c = new BrowserCalls({
     sessionId: 'ses_1',
     tools: () => tools,
     actions,
     emit: (name, payload) => void sent.push([name, payload]),
+    ask: (call) => {
+      asked.push(call.toolCallId);
+      return Promise.resolve(answer);
+    },
   });
-  return { c, sent };
+  return { c, sent, asked };
 }
 
 const colourTool: BrowserTool = {
@@ -185,5 +194,56 @@ describe('BrowserCalls.runAction', () => {
       }),
     ).toBeUndefined();
     expect(sent.map(([name]) => name)).toEqual(['tool_result']);
+  });
+});
+
+describe('browser tools with needsApproval', () => {
+  const tool = (needsApproval: BrowserTool['needsApproval'], ran: string[]): BrowserTool => ({
+    toolName: 'pay',
+    description: 'pays',
+    schema: z.object({ amount: z.number() }),
+    fn: ({ amount }: { amount: number }) => {
+      ran.push(String(amount));
+      return 'paid';
+    },
+    needsApproval,
+  });
+  const call = (amount: number) => ({
+    ...ref,
+    toolCallId: `call_${amount}`,
+    toolName: 'pay',
+    args: { amount },
+  });
+
+  it.each([
+    ['true, approved', true, { approved: true }, ['call_5'], ['5'], { result: 'paid' }],
+    [
+      'true, denied with a reason',
+      true,
+      { approved: false, reason: 'too much' },
+      ['call_5'],
+      [],
+      { result: null, error: 'The user declined to run pay (reason: too much).' },
+    ],
+    [
+      'a rule that says no approval is needed',
+      (a: { amount: number }) => a.amount > 10,
+      { approved: false },
+      [],
+      ['5'],
+      { result: 'paid' },
+    ],
+    ['false', false, { approved: false }, [], ['5'], { result: 'paid' }],
+  ] as const)('%s', async (_name, needs, answer, asked, ran, sentResult) => {
+    const runs: string[] = [];
+    const {
+      c,
+      sent,
+      asked: seen,
+    } = calls({ pay: tool(needs as BrowserTool['needsApproval'], runs) }, undefined, answer);
+    await c.runBrowserTool(call(5));
+    expect(seen).toEqual(asked);
+    expect(runs).toEqual(ran);
+    expect(sent).toEqual([['tool_result', { toolCallId: 'call_5', ...sentResult }]]);
   });
 });

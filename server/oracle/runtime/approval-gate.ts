@@ -61,6 +61,9 @@ export function createApprovalGate(deps: ApprovalGateDeps) {
   }
 
   return {
+    /** How long a call waits for its user (ORACLE_APPROVAL_TIMEOUT_S). */
+    timeoutMs: deps.timeoutMs,
+
     /** The expiry a call asked now would get. */
     expiresAt(): Date {
       return new Date(now() + deps.timeoutMs);

@@ -344,7 +344,11 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOut
       toolCallId: call.id,
       toolName: call.name,
       args: call.args,
-      timeoutMs: deps.toolTimeoutMs,
+      // A browser tool the app asks its user about may wait as long as an approval does.
+      timeoutMs:
+        browser?.needsApproval && deps.approvals
+          ? deps.toolTimeoutMs + deps.approvals.gate.timeoutMs
+          : deps.toolTimeoutMs,
       signal,
     });
     const result = answer.ok
