@@ -8,9 +8,6 @@ import {
   type SerializedUcan,
 } from './delegation-storage.js';
 
-/** Mints a token for an oracle: the provider's `createDelegation` or `createInvocation`. */
-export type TokenMinter = (oracleDid: string) => Promise<SerializedUcan>;
-
 /**
  * Why a delegation is minted again (spec §5 C step 4): the one kept expired (`expired`), the oracle has none
  * or an expired one (`delegation_missing`, `delegation_expired`), or it refused the tokens as expired

@@ -217,11 +217,7 @@ export class ChatController {
     await this.#read(turn, transport, undefined);
   }
 
-  /**
-   * Decides a tool call that waits for the user's approval: the call leaves `pendingApprovals` at once (the
-   * oracle's `tool_approval_decided` confirms it); a refusal of the decision (409: decided already, 404: no
-   * longer waiting) is thrown to the caller.
-   */
+  /** Decides a call waiting for approval (a browser tool's here, else at the oracle: a 409/404 is thrown). */
   async decideApproval(toolCallId: string, decision: { approved: boolean; reason?: string }): Promise<void> {
     if (this.#socket.decideLocal(toolCallId, decision)) return;
     const transport = this.#transport;

@@ -1,6 +1,5 @@
 import { delegate } from '@ucanto/core';
 import type { Capability, Signer } from '@ucanto/interface';
-import { ed25519 } from '@ucanto/principal';
 import { ORACLE_CAPABILITIES } from '../../../contracts/oracle.js';
 
 /** A minted token as clients send it: base64 of the CAR archive, and its expiry in epoch ms. */
@@ -59,9 +58,4 @@ export async function mintUserTokens(
     }),
   ]);
   return { userDid: user.did(), invocation, delegation };
-}
-
-/** A new Ed25519 user key (ucanto's formatted form is `ed25519.format(signer)`). */
-export function generateUserKey(): Promise<Signer> {
-  return ed25519.generate();
 }

@@ -1,6 +1,8 @@
 import type { ControlBus, ControlMessage } from '../runs/control-bus.js';
 import type { Logger } from '../../logger.js';
-import type { TurnApprovals } from './turn-loop.js';
+import type { StoredToolCall } from '../../../contracts/oracle.js';
+import type { ModelMessage, ModelToolCall } from '../models/model.js';
+import type { ServerTool, ToolContext } from './tools.js';
 import { SHUTDOWN_ABORT } from '../runs/turn.js';
 import type {
   ApprovalDecision,
@@ -186,5 +188,42 @@ export function createTurnApprovals(options: {
       if (rule === true) return true;
       return (await rule(args, ctx)) === true;
     },
+  };
+}
+
+/** The turn's state at a call that waits for approval: what another instance resumes it from. */
+export interface ApprovalResume {
+  step: number;
+  /** The messages sent to the model so far, without the system prompt (compiled again on resume). */
+  messages: ModelMessage[];
+  text: string;
+  reasoning: string;
+  toolCalls: StoredToolCall[];
+  /** The step's calls; `index` is the one waiting. */
+  calls: ModelToolCall[];
+  index: number;
+}
+
+/** What a turn needs to ask its user before some server tools run. */
+export interface TurnApprovals {
+  gate: ApprovalGate;
+  /** Whether this call of `tool` waits for the user's approval (the tool's `needsApproval`, the operator's list). */
+  needs(tool: ServerTool, args: Record<string, unknown>, ctx: ToolContext): Promise<boolean>;
+}
+
+/** What the model (and the tool call's record) is told of a call its user declined. */
+export function deniedText(toolName: string, reason: string | null): string {
+  const why =
+    reason === 'timeout' ? 'nobody approved it in time' : reason ? `reason: ${reason}` : 'no reason given';
+  return `The user declined to run ${toolName} (${why}). Do not call it again for this request.`;
+}
+
+/** The decision as a tool call's record keeps it. */
+export function approvalRecord(row: ApprovalRow): NonNullable<StoredToolCall['approval']> {
+  return {
+    approved: row.status === 'approved',
+    decidedBy: row.decided_by ?? 'system',
+    decidedAt: (row.decided_at ?? new Date()).toISOString(),
+    ...(row.reason === null ? {} : { reason: row.reason }),
   };
 }

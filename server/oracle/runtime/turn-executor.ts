@@ -11,7 +11,8 @@ import type { FrontendBridge } from '../socket/frontend-bridge.js';
 import type { PluginContext, TurnContext } from './plugin.js';
 import { compileSystemPrompt, type PromptSection } from './prompt.js';
 import type { ServerTool } from './tools.js';
-import { runTurn, type TurnApprovals } from './turn-loop.js';
+import type { TurnApprovals } from './approval-gate.js';
+import { runTurn } from './turn-loop.js';
 
 /** What a turn is executed with: the stores it reads, the plugins that shape it, where its calls go. */
 export interface TurnExecutorDeps {

@@ -1,7 +1,4 @@
-import { findUnsafeText } from '../../../contracts/unsafe-text.js';
 import { randomUUID } from 'node:crypto';
-import type { z } from 'zod';
-import { zodToJsonSchema } from 'zod-to-json-schema';
 import type { ServerEventName, ServerEventPayload } from '../../../contracts/events.js';
 import type { BrowserToolSpec, MessageDto, StoredToolCall } from '../../../contracts/oracle.js';
 import type { TurnOutcome, TurnRequest } from '../runs/turn.js';
@@ -9,9 +6,12 @@ import type { Logger } from '../../logger.js';
 import type { ChatModel, ModelMessage, ModelTool, ModelToolCall } from '../models/model.js';
 import type { FrontendBridge } from '../socket/frontend-bridge.js';
 import { toolOutputText, type ServerTool, type ToolContext } from './tools.js';
-import { formatZodIssues } from '../../http/zod-issues.js';
-import type { ApprovalGate } from './approval-gate.js';
+import { approvalRecord, deniedText, type ApprovalResume, type TurnApprovals } from './approval-gate.js';
+import { runServerTool, serverToolsOf } from './server-tool-calls.js';
 import type { ApprovalRow } from '../store/approvals.js';
+
+export type { ApprovalResume, TurnApprovals } from './approval-gate.js';
+export { toolErrorText } from './server-tool-calls.js';
 
 export type { TurnOutcome, TurnRequest } from '../runs/turn.js';
 
@@ -34,26 +34,6 @@ export interface TurnInput {
   continueFrom?: string | undefined;
   /** Resuming on another instance at a call that waits (or waited) for its user's approval. */
   resumeAt?: ApprovalRow | undefined;
-}
-
-/** The turn's state at a call that waits for approval: what another instance resumes it from. */
-export interface ApprovalResume {
-  step: number;
-  /** The messages sent to the model so far, without the system prompt (compiled again on resume). */
-  messages: ModelMessage[];
-  text: string;
-  reasoning: string;
-  toolCalls: StoredToolCall[];
-  /** The step's calls; `index` is the one waiting. */
-  calls: ModelToolCall[];
-  index: number;
-}
-
-/** What a turn needs to ask its user before some server tools run. */
-export interface TurnApprovals {
-  gate: ApprovalGate;
-  /** Whether this call of `tool` waits for the user's approval (the tool's `needsApproval`, the operator's list). */
-  needs(tool: ServerTool, args: Record<string, unknown>, ctx: ToolContext): Promise<boolean>;
 }
 
 export interface TurnDeps {
@@ -360,98 +340,14 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOut
   }
 }
 
-async function runServerTool(
-  tool: ServerTool,
-  call: ModelToolCall,
-  ctx: ToolContext,
-): Promise<{ status: 'done'; output: string } | { status: 'error'; error: string }> {
-  // What no store accepts (a NUL, a lone surrogate, nesting past the limit) is refused before the handler runs.
-  const unsafe = findUnsafeText(call.args, 'arguments');
-  if (unsafe) return { status: 'error', error: `Invalid arguments for ${tool.name}: ${unsafe}` };
-  const parsed = tool.parameters.safeParse(call.args);
-  if (!parsed.success) {
-    const issues = formatZodIssues(parsed.error.issues, { whole: 'arguments' });
-    return { status: 'error', error: `Invalid arguments for ${tool.name}: ${issues}` };
-  }
-  try {
-    return { status: 'done', output: toolOutputText(await tool.handler(parsed.data, ctx)) };
-  } catch (err) {
-    ctx.logger.warn({ err, tool: tool.name }, 'server tool failed');
-    return { status: 'error', error: toolErrorText(tool.name, err) };
-  }
-}
-
-/**
- * What the model (and so maybe the answer) is told of a tool's failure: the message of an error the tool threw
- * itself, but never a database's, a driver's or the system's (an error with a `code`, or a `severity` as
- * PostgreSQL's have): those are logged, and the model reads that the tool failed.
- */
-export function toolErrorText(toolName: string, err: unknown): string {
-  const from = err as { code?: unknown; severity?: unknown } | null;
-  if (!(err instanceof Error) || from?.code !== undefined || from?.severity !== undefined) {
-    return `The tool ${toolName} failed.`;
-  }
-  return err.message.slice(0, 500);
-}
-
 /** What the model reads as a call's result. */
 function toolMessageText(stored: StoredToolCall): string {
   if (stored.status === 'error' || stored.status === 'denied') return `Error: ${stored.error ?? 'failed'}`;
   return stored.output ?? '';
 }
 
-/** What the model (and the tool call's record) is told of a call its user declined. */
-export function deniedText(toolName: string, reason: string | null): string {
-  const why =
-    reason === 'timeout' ? 'nobody approved it in time' : reason ? `reason: ${reason}` : 'no reason given';
-  return `The user declined to run ${toolName} (${why}). Do not call it again for this request.`;
-}
-
-/** The decision as a tool call's record keeps it. */
-function approvalRecord(row: ApprovalRow): NonNullable<StoredToolCall['approval']> {
-  return {
-    approved: row.status === 'approved',
-    decidedBy: row.decided_by ?? 'system',
-    decidedAt: (row.decided_at ?? new Date()).toISOString(),
-    ...(row.reason === null ? {} : { reason: row.reason }),
-  };
-}
-
 function fromSpec(spec: BrowserToolSpec): ModelTool {
   return { name: spec.name, description: spec.description, parameters: spec.schema };
-}
-
-/** A server-tool list's lookup by name and its descriptions for the model, made once per list (lists are kept). */
-const serverToolLists = new WeakMap<
-  readonly ServerTool[],
-  { byName: ReadonlyMap<string, ServerTool>; described: ModelTool[] }
->();
-
-function serverToolsOf(tools: readonly ServerTool[]): {
-  byName: ReadonlyMap<string, ServerTool>;
-  described: ModelTool[];
-} {
-  let known = serverToolLists.get(tools);
-  if (!known) {
-    known = {
-      byName: new Map(tools.map((t) => [t.name, t])),
-      described: tools.map((t) => ({
-        name: t.name,
-        description: t.description,
-        parameters: jsonSchemaOf(t),
-      })),
-    };
-    serverToolLists.set(tools, known);
-  }
-  return known;
-}
-
-/** The JSON schema of a server tool's arguments. */
-function jsonSchemaOf(tool: ServerTool): Record<string, unknown> {
-  const { $schema: _drop, ...rest } = zodToJsonSchema(tool.parameters as z.ZodType, {
-    target: 'openApi3',
-  }) as Record<string, unknown>;
-  return rest;
 }
 
 function historyToModel(history: MessageDto[]): ModelMessage[] {

@@ -6,9 +6,6 @@ import { countOf, withinQuotas } from './quota.js';
 
 type Row = Selectable<OracleSessionsTable>;
 
-/** A stored chat session. */
-export type SessionRow = Row;
-
 /** What never changes in a session: whose it is and its room. Enough to authorize a request and run a turn. */
 export type SessionRef = Pick<Row, 'session_id' | 'user_did' | 'room_id'>;
 
