@@ -1,6 +1,6 @@
 import type { AnyEvent, RunEndStatus } from '../../../contracts/events.js';
 import type { PendingApproval } from '../../../contracts/oracle.js';
-import type { IComponentMetadata, IMessage } from '../types.js';
+import type { IComponentMetadata, IMessage, PartStatus } from '../types.js';
 import { appendText, hasPart, replaceText, textOf, upsertPart } from './content.js';
 import type { StreamEvent } from './sse.js';
 
@@ -204,26 +204,34 @@ export function markStatus(
   };
 }
 
+/** The part of a server or browser tool call, in `status`. */
+function callPart(
+  p: {
+    toolCallId: string;
+    toolName: string;
+    args: Record<string, unknown>;
+    requestId: string;
+    sessionId: string;
+  },
+  status: PartStatus,
+  kind: 'tool' | 'browser_tool',
+): IComponentMetadata {
+  const { toolCallId: id, toolName, args, requestId, sessionId } = p;
+  return {
+    name: toolName,
+    props: { id, toolName, args, status, kind, isToolCall: true, requestId, sessionId },
+  };
+}
+
 /** The message part an event shows as, or nothing for events that are not parts. */
 export function partOf(event: AnyEvent): IComponentMetadata | undefined {
   switch (event.eventName) {
     case 'tool_call': {
       const p = event.payload;
-      return {
-        name: p.toolName,
-        props: {
-          id: p.toolCallId,
-          toolName: p.toolName,
-          args: p.args,
-          status: p.status,
-          kind: 'tool',
-          isToolCall: true,
-          requestId: p.requestId,
-          sessionId: p.sessionId,
-          ...(p.output !== undefined ? { output: p.output } : {}),
-          ...(p.error !== undefined ? { error: p.error } : {}),
-        },
-      };
+      const part = callPart(p, p.status, 'tool');
+      if (p.output !== undefined) part.props.output = p.output;
+      if (p.error !== undefined) part.props.error = p.error;
+      return part;
     }
     case 'action_call': {
       const p = event.payload;
@@ -250,38 +258,10 @@ export function partOf(event: AnyEvent): IComponentMetadata | undefined {
         props: { id: p.eventId, args: p.args, status: p.status ?? 'done', kind: 'component' },
       };
     }
-    case 'browser_tool_call': {
-      const p = event.payload;
-      return {
-        name: p.toolName,
-        props: {
-          id: p.toolCallId,
-          toolName: p.toolName,
-          args: p.args,
-          status: 'isRunning',
-          kind: 'browser_tool',
-          isToolCall: true,
-          requestId: p.requestId,
-          sessionId: p.sessionId,
-        },
-      };
-    }
-    case 'tool_approval_requested': {
-      const p = event.payload;
-      return {
-        name: p.toolName,
-        props: {
-          id: p.toolCallId,
-          toolName: p.toolName,
-          args: p.args,
-          status: 'awaiting_approval',
-          kind: 'tool',
-          isToolCall: true,
-          requestId: p.requestId,
-          sessionId: p.sessionId,
-        },
-      };
-    }
+    case 'browser_tool_call':
+      return callPart(event.payload, 'isRunning', 'browser_tool');
+    case 'tool_approval_requested':
+      return callPart(event.payload, 'awaiting_approval', 'tool');
     case 'run':
     case 'message':
     case 'reasoning':

@@ -86,24 +86,20 @@ export function createApprovalGate(deps: ApprovalGateDeps) {
         let done = false;
         let looking = false;
         const timers: { expiry?: NodeJS.Timeout; recheck?: NodeJS.Timeout } = {};
-        const finish = (row: ApprovalRow): void => {
-          if (done) return;
-          done = true;
-          waiters.delete(pending.tool_call_id);
-          clearTimeout(timers.expiry);
-          clearInterval(timers.recheck);
-          signal.removeEventListener('abort', onAbort);
-          resolve(row);
-        };
-        const fail = (err: unknown): void => {
-          if (done) return;
-          done = true;
-          waiters.delete(pending.tool_call_id);
-          clearTimeout(timers.expiry);
-          clearInterval(timers.recheck);
-          signal.removeEventListener('abort', onAbort);
-          reject(err instanceof Error ? err : new Error(String(err)));
-        };
+        /** Settles once: stops the timers and the listeners, then `settle`. */
+        const once =
+          <T>(settle: (value: T) => void) =>
+          (value: T): void => {
+            if (done) return;
+            done = true;
+            waiters.delete(pending.tool_call_id);
+            clearTimeout(timers.expiry);
+            clearInterval(timers.recheck);
+            signal.removeEventListener('abort', onAbort);
+            settle(value);
+          };
+        const finish = once(resolve);
+        const fail = once((err: unknown) => reject(err instanceof Error ? err : new Error(String(err))));
         const look = (): void => {
           if (done || looking) return;
           looking = true;
