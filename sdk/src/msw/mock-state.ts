@@ -1,3 +1,4 @@
+import type { PendingApproval } from '../../../contracts/oracle.js';
 import { HttpResponse } from 'msw';
 import type { CreditsAccount } from '../../../contracts/credits.js';
 import type { ApiErrorCode, OracleError, OracleErrorCode } from '../../../contracts/errors.js';
@@ -61,6 +62,17 @@ export interface MockState {
   readonly socketListeners: Set<() => void>;
   readonly errors: Error[];
   readonly waiters: Map<string, (result: { result: unknown; error?: string }) => void>;
+  /** Scripted tool calls waiting for approval: what was asked, and how to decide it. */
+  readonly approvals: Map<
+    string,
+    {
+      pending: PendingApproval;
+      sessionId: string;
+      decide: (d: { approved: boolean; reason?: string }) => void;
+      /** Decided already: a second decision answers 409, as the oracle does. */
+      decided: boolean;
+    }
+  >;
   readonly memories: Memory[];
 }
 
@@ -151,6 +163,7 @@ export function createMockState(options: OracleMockOptions): MockState {
     socketListeners: new Set(),
     errors: [],
     waiters: new Map(),
+    approvals: new Map(),
     memories: [...(options.memories ?? [])],
   };
 }

@@ -76,6 +76,14 @@ export function createOracleHandlers(options: OracleMockOptions = {}): OracleHan
       state.paymentReports.push(...answers);
     },
     latestRun: (sessionId) => latestRun(state, sessionId),
+    pendingApprovals: () => [...state.approvals.values()].filter((a) => !a.decided).map((a) => a.pending),
+    decideApproval: (toolCallId, approved, reason) => {
+      const waiting = state.approvals.get(toolCallId);
+      if (!waiting || waiting.decided) return false;
+      waiting.decided = true;
+      waiting.decide({ approved, ...(reason ? { reason } : {}) });
+      return true;
+    },
   };
   return Object.assign(handlers, { control });
 }

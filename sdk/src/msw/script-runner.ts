@@ -4,6 +4,9 @@ import type { MockRun } from './mock-run.js';
 import { awaitResult, emitTo, nextId, now, sleep, waitForSocket, type MockState } from './mock-state.js';
 import type { MockStep } from './types.js';
 
+/** Who decided a scripted approval, as `tool_approval_decided` says (the mock does not read the tokens' DID). */
+const MOCK_USER = 'did:key:mock-user';
+
 /** The user-preferences plugin's tool: a scripted call of it changes the mocked preferences. */
 const SET_USER_PREFERENCES = 'set_user_preferences';
 
@@ -40,6 +43,53 @@ function failWithoutSocket(
   state.errors.push(error);
   run.append('error', { error: error.message, timestamp: now() });
   run.finish('failed');
+}
+
+/**
+ * Streams `tool_approval_requested` for a scripted call and waits for its decision (the route or
+ * `control.decideApproval`; an abort denies it), then streams `tool_approval_decided`.
+ */
+async function awaitApproval(
+  state: MockState,
+  run: MockRun,
+  call: {
+    sessionId: string;
+    requestId: string;
+    toolCallId: string;
+    toolName: string;
+    args: Record<string, unknown>;
+  },
+): Promise<{ approved: boolean; reason?: string }> {
+  const { sessionId, requestId, toolCallId, toolName, args } = call;
+  const pending = { toolCallId, toolName, args, expiresAt: new Date(Date.now() + 600_000).toISOString() };
+  let settled = false;
+  const decided = new Promise<{ approved: boolean; reason?: string }>((decide) =>
+    state.approvals.set(toolCallId, { pending, sessionId, decide, decided: false }),
+  );
+  const requested = { sessionId, requestId, ...pending };
+  run.append('tool_approval_requested', requested);
+  emitTo(state, sessionId, 'tool_approval_requested', requested);
+  const byAbort = { approved: false, reason: 'aborted' };
+  const aborted = (async () => {
+    while (!run.abortRequested && !settled) await sleep(20);
+    return byAbort;
+  })();
+  const decision = await Promise.race([decided, aborted]);
+  settled = true;
+  const entry = state.approvals.get(toolCallId);
+  if (entry) entry.decided = true;
+  const payload = {
+    sessionId,
+    requestId,
+    toolCallId,
+    approved: decision.approved,
+    decidedBy: decision === byAbort ? 'system' : MOCK_USER,
+    decidedAt: now(),
+    ...(decision.reason ? { reason: decision.reason } : {}),
+  };
+  run.append('tool_approval_decided', payload);
+  emitTo(state, sessionId, 'tool_approval_decided', payload);
+  return decision;
 }
 
 /** Executes a turn's script into its run; the streams read the run, and history gets the turn at its end. */
@@ -88,6 +138,24 @@ export async function executeScript(
           toolName: step.toolName,
           args,
         };
+        if (step.needsApproval) {
+          const decision = await awaitApproval(state, run, base);
+          if (!decision.approved) {
+            const error = `The user declined to run ${step.toolName} (${decision.reason ? `reason: ${decision.reason}` : 'no reason given'}). Do not call it again for this request.`;
+            const denied = { ...base, status: 'denied' as const, error };
+            run.append('tool_call', denied);
+            emitTo(state, sessionId, 'tool_call', denied);
+            toolCalls.push({
+              id: toolCallId,
+              name: step.toolName,
+              kind: 'tool',
+              args,
+              status: 'denied',
+              error,
+            });
+            break;
+          }
+        }
         run.append('tool_call', { ...base, status: 'isRunning' });
         emitTo(state, sessionId, 'tool_call', { ...base, status: 'isRunning' });
         await pause();

@@ -1,3 +1,4 @@
+import type { PendingApproval } from '../../../contracts/oracle.js';
 import type { HttpHandler, WebSocketHandler } from 'msw';
 import type { CreditsAccount } from '../../../contracts/credits.js';
 import type {
@@ -22,8 +23,20 @@ export type MockStep =
   | { type: 'text'; text: string; chunk?: 'word' | 'whole' }
   /** Streams reasoning deltas word by word, then the closing `isComplete` event. */
   | { type: 'reasoning'; text: string }
-  /** A server tool call: a start event with the args, then an end event with the output (or error). */
-  | { type: 'tool_call'; toolName: string; args?: Record<string, unknown>; output?: unknown; error?: string }
+  /**
+   * A server tool call: a start event with the args, then an end event with the output (or error). With
+   * `needsApproval`, it first streams `tool_approval_requested` and waits for a decision (the app's `approve` /
+   * `deny`, i.e. `POST /sessions/:id/tool-approvals/:toolCallId`, or `control.decideApproval`): approved, it
+   * runs as above; denied, one `tool_call` with status `denied` and the turn goes on.
+   */
+  | {
+      type: 'tool_call';
+      toolName: string;
+      args?: Record<string, unknown>;
+      output?: unknown;
+      error?: string;
+      needsApproval?: boolean;
+    }
   /** A component for `uiComponents[componentName]`. */
   | { type: 'render_component'; componentName: string; args: Record<string, unknown> }
   /**
@@ -160,6 +173,10 @@ export interface OracleMockControl {
   answerPaymentReports(answers: PaymentReportAnswer[]): void;
   /** The latest run of a session. */
   latestRun(sessionId: string): MockRun | undefined;
+  /** Tool calls of scripted steps with `needsApproval` that wait for a decision now. */
+  readonly pendingApprovals: () => PendingApproval[];
+  /** Decides a waiting call as its user would (false when no such call waits). */
+  decideApproval(toolCallId: string, approved: boolean, reason?: string): boolean;
 }
 
 /** msw handlers of a mocked oracle, with its {@link OracleMockControl} as `control`. */

@@ -64,10 +64,53 @@ export function messageHandlers(state: MockState): HttpHandler[] {
       const g = await guard(state, request, `/sessions/${sessionId}/run`);
       if (g.refused) return g.refused;
       const run = latestRun(state, sessionId);
-      if (run) return HttpResponse.json<{ run: RunInfo }>({ run: run.info() });
+      if (run) {
+        const pending = [...state.approvals.values()].filter((a) => a.sessionId === sessionId && !a.decided);
+        const info = run.info();
+        if (pending.length === 0 || run.ended) return HttpResponse.json<{ run: RunInfo }>({ run: info });
+        const pendingApprovals = pending.map((a) => a.pending);
+        return HttpResponse.json<{ run: RunInfo }>({
+          run: { ...info, status: 'awaiting_approval', pendingApprovals },
+        });
+      }
       // As the oracle: an unknown session is 404, a session with no run yet 204 (no body).
       if (!state.history.has(sessionId)) return notFound();
       return new HttpResponse(null, { status: 204 });
+    }),
+    http.post(url(oracleContract.decideToolApproval.path), async ({ request, params }) => {
+      const sessionId = String(params['sessionId']);
+      const toolCallId = String(params['toolCallId']);
+      const g = await guard<{ approved?: unknown; reason?: unknown } | undefined>(
+        state,
+        request,
+        `/sessions/${sessionId}/tool-approvals/${toolCallId}`,
+      );
+      if (g.refused) return g.refused;
+      const body = g.body;
+      if (
+        typeof body?.approved !== 'boolean' ||
+        (body.reason !== undefined && typeof body.reason !== 'string')
+      )
+        return errorBody(400, 'bad_request', 'The body must be {approved: boolean, reason?: string}.');
+      const waiting = state.approvals.get(toolCallId);
+      if (!waiting || waiting.sessionId !== sessionId)
+        return errorBody(
+          404,
+          'approval_not_found',
+          'No tool call of yours waits for approval under this id.',
+        );
+      if (waiting.decided)
+        return errorBody(409, 'approval_already_decided', 'This tool call was decided already.');
+      waiting.decided = true;
+      const reason = typeof body.reason === 'string' ? body.reason : undefined;
+      waiting.decide({ approved: body.approved, ...(reason ? { reason } : {}) });
+      return HttpResponse.json({
+        toolCallId,
+        approved: body.approved,
+        decidedBy: 'did:key:mock-user',
+        decidedAt: new Date().toISOString(),
+        ...(reason ? { reason } : {}),
+      });
     }),
     http.post(url(oracleContract.abort.path), async ({ request }) => {
       const g = await guard<{ sessionId?: string } | undefined>(state, request, '/messages/abort');
