@@ -3,6 +3,7 @@ import type { Logger } from '../../logger.js';
 import type { StoredToolCall } from '../../../contracts/oracle.js';
 import type { ModelMessage, ModelToolCall } from '../models/model.js';
 import type { ServerTool, ToolContext } from './tools.js';
+import { fence } from '../models/prompt-fence.js';
 import { SHUTDOWN_ABORT } from '../runs/turn.js';
 import type {
   ApprovalDecision,
@@ -208,9 +209,11 @@ export interface TurnApprovals {
 }
 
 /** What the model (and the tool call's record) is told of a call its user declined. */
-export function deniedText(toolName: string, reason: string | null): string {
+export function deniedText(toolName: string, reason: string | null | undefined, forModel = false): string {
+  // The reason is the user's own words: in the model's prompt it goes through the one fence.
+  const words = reason && forModel ? fence(reason) : reason;
   const why =
-    reason === 'timeout' ? 'nobody approved it in time' : reason ? `reason: ${reason}` : 'no reason given';
+    reason === 'timeout' ? 'nobody approved it in time' : words ? `reason: ${words}` : 'no reason given';
   return `The user declined to run ${toolName} (${why}). Do not call it again for this request.`;
 }
 

@@ -342,7 +342,8 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOut
 
 /** What the model reads as a call's result. */
 function toolMessageText(stored: StoredToolCall): string {
-  if (stored.status === 'error' || stored.status === 'denied') return `Error: ${stored.error ?? 'failed'}`;
+  if (stored.status === 'denied') return `Error: ${deniedText(stored.name, stored.approval?.reason, true)}`;
+  if (stored.status === 'error') return `Error: ${stored.error ?? 'failed'}`;
   return stored.output ?? '';
 }
 
