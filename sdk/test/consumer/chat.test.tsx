@@ -3,22 +3,15 @@ import {
   renderMessageContent,
   useAgAction,
   useChat,
-  type IMessage,
   type UIComponents,
 } from '@open-oracles/oracles-client-sdk';
 import { act, render, renderHook, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { mockOracle, providerFor, session, withMockServer } from './harness.js';
+import { textOf } from '../message-text.js';
 
 withMockServer();
-
-const textOf = (m: IMessage | undefined): string =>
-  m === undefined
-    ? ''
-    : typeof m.content === 'string'
-      ? m.content
-      : (Array.isArray(m.content) ? m.content : [m.content]).filter((p) => typeof p === 'string').join('');
 
 describe('useChat against the mocked oracle', () => {
   it('resolves the config through the chain, loads history, streams an answer and lands in ready', async () => {

@@ -1,19 +1,13 @@
-import { useChat, type IMessage } from '@open-oracles/oracles-client-sdk';
+import { useChat } from '@open-oracles/oracles-client-sdk';
 import { act, renderHook, waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { StrictMode } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { mockOracle, providerFor, server, session, withMockServer } from './harness.js';
+import { textOf } from '../message-text.js';
 
 withMockServer();
-
-const textOf = (m: IMessage | undefined): string =>
-  m === undefined
-    ? ''
-    : typeof m.content === 'string'
-      ? m.content
-      : (Array.isArray(m.content) ? m.content : [m.content]).filter((p) => typeof p === 'string').join('');
 
 const words = (n: number): string => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
 

@@ -7,7 +7,6 @@ import {
   useChat,
   useOracleSessions,
   useOraclesConfig,
-  type IMessage,
   type UIComponents,
 } from '@open-oracles/oracles-client-sdk';
 import { act, render, renderHook, screen, waitFor } from '@testing-library/react';
@@ -16,17 +15,11 @@ import type { ReactNode } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { mockOracle, providerFor, server, session, withMockServer } from './harness.js';
+import { textOf } from '../message-text.js';
 
 withMockServer();
 
 const fast = { retry: { attempts: 1, baseMs: 20, maxMs: 40, jitter: 0 } };
-
-const textOf = (m: IMessage | undefined): string =>
-  m === undefined
-    ? ''
-    : typeof m.content === 'string'
-      ? m.content
-      : (Array.isArray(m.content) ? m.content : [m.content]).filter((p) => typeof p === 'string').join('');
 
 describe("useChat's uiComponents", () => {
   it('are what renderMessageContent(content) draws components and tool calls with, live and after a reload', async () => {

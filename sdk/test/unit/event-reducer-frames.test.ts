@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newTurnState, reduceEvent, type TurnState } from '../../src/chat/event-reducer.js';
 import { readEventStream, type StreamEvent } from '../../src/chat/sse.js';
 import type { IComponentMetadata, IMessage } from '../../src/types.js';
+import { textOf } from '../message-text.js';
 
 // jsdom's URL is the global here: Node's, for a file path.
 const FRAMES = fileURLToPath(new NodeUrl('../fixtures/frames/', import.meta.url));
@@ -51,13 +52,6 @@ function fold(
   }
   return { turn, message, urgent };
 }
-
-const textOf = (m: IMessage | undefined): string =>
-  m === undefined
-    ? ''
-    : typeof m.content === 'string'
-      ? m.content
-      : (Array.isArray(m.content) ? m.content : [m.content]).filter((p) => typeof p === 'string').join('');
 
 const partsOf = (m: IMessage | undefined): IComponentMetadata[] =>
   m === undefined || typeof m.content === 'string'

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { newTurnState, reduceEvent, type TurnState } from '../../src/chat/event-reducer.js';
 import { readEventStream, type StreamEvent } from '../../src/chat/sse.js';
 import type { IMessage } from '../../src/types.js';
+import { textOf } from '../message-text.js';
 
 const ts = '2026-11-23T10:00:00.000Z';
 const frame = (id: number, event: string, data: unknown): string =>
@@ -38,13 +39,6 @@ function fold(events: StreamEvent[], turn = newTurnState({ requestId: 'req_1' })
   }
   return { turn: t, message: m, urgent };
 }
-
-const textOf = (m: IMessage | undefined): string =>
-  m === undefined
-    ? ''
-    : typeof m.content === 'string'
-      ? m.content
-      : (Array.isArray(m.content) ? m.content : [m.content]).filter((p) => typeof p === 'string').join('');
 
 describe('the event reducer', () => {
   it('gives the same message when frames are split anywhere across reads', async () => {
