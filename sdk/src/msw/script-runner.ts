@@ -138,32 +138,25 @@ export async function executeScript(
           toolName: step.toolName,
           args,
         };
-        if (step.needsApproval) {
-          const decision = await awaitApproval(state, run, base);
-          if (!decision.approved) {
-            const error = `The user declined to run ${step.toolName} (${decision.reason ? `reason: ${decision.reason}` : 'no reason given'}). Do not call it again for this request.`;
-            const denied = { ...base, status: 'denied' as const, error };
-            run.append('tool_call', denied);
-            emitTo(state, sessionId, 'tool_call', denied);
-            toolCalls.push({
-              id: toolCallId,
-              name: step.toolName,
-              kind: 'tool',
-              args,
-              status: 'denied',
-              error,
-            });
-            break;
-          }
+        // With needsApproval it waits for the decision; denied, it does not run.
+        const decision = step.needsApproval ? await awaitApproval(state, run, base) : undefined;
+        let end:
+          | (typeof base & { status: 'done'; output: string })
+          | (typeof base & { status: 'error' | 'denied'; error: string });
+        if (decision && !decision.approved) {
+          const why = decision.reason ? `reason: ${decision.reason}` : 'no reason given';
+          const error = `The user declined to run ${step.toolName} (${why}). Do not call it again for this request.`;
+          end = { ...base, status: 'denied', error };
+        } else {
+          run.append('tool_call', { ...base, status: 'isRunning' });
+          emitTo(state, sessionId, 'tool_call', { ...base, status: 'isRunning' });
+          await pause();
+          if (step.toolName === SET_USER_PREFERENCES && step.error === undefined) setPreferences(state, args);
+          end =
+            step.error !== undefined
+              ? { ...base, status: 'error', error: step.error }
+              : { ...base, status: 'done', output: JSON.stringify(step.output ?? null) };
         }
-        run.append('tool_call', { ...base, status: 'isRunning' });
-        emitTo(state, sessionId, 'tool_call', { ...base, status: 'isRunning' });
-        await pause();
-        if (step.toolName === SET_USER_PREFERENCES && step.error === undefined) setPreferences(state, args);
-        const end =
-          step.error !== undefined
-            ? { ...base, status: 'error' as const, error: step.error }
-            : { ...base, status: 'done' as const, output: JSON.stringify(step.output ?? null) };
         run.append('tool_call', end);
         emitTo(state, sessionId, 'tool_call', end);
         toolCalls.push({
@@ -172,7 +165,7 @@ export async function executeScript(
           kind: 'tool',
           args,
           status: end.status,
-          ...(end.status === 'done' ? { output: end.output } : { error: step.error }),
+          ...(end.status === 'done' ? { output: end.output } : { error: end.error }),
         });
         break;
       }
