@@ -14,26 +14,6 @@ export interface KnownTangle {
  */
 export const KNOWN_TANGLES: KnownTangle[] = [
   {
-    folder: 'server',
-    entries: ['chain/', 'config.ts', 'db/', 'operator-auth.ts', 'oracle/', 'part.ts', 'ussd/'],
-    why: "config.ts composes each part's schema (issue 39 item 4) while the parts and the platform import its Config type; broken when they import their own section's type.",
-  },
-  {
-    folder: 'server/oracle',
-    entries: [
-      'auth/',
-      'config.ts',
-      'http/',
-      'identity.ts',
-      'plugins/',
-      'runs/',
-      'runtime/',
-      'socket/',
-      'store/',
-    ],
-    why: "oracle/config.ts composes the plugins' schemas while identity.ts and runtime/features.ts (used by the plugins) read it; same cure as above.",
-  },
-  {
     folder: 'sdk/src',
     entries: ['chat/', 'config/', 'context/', 'tools/', 'types.ts'],
     why: "types.ts (the public types) imports chat/'s transport types, chat/ reads context/'s registries and tools/' call runner; broken when those types live beside what declares them (issue 39 item 5's split).",
