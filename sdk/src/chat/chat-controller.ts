@@ -1,4 +1,4 @@
-import type { ActionRegistry } from '../context/action-registry.js';
+import type { ActionRegistry } from '../tools/action-registry.js';
 import type { OracleHttp } from '../http/oracle-http.js';
 import { isAbortError, isPaymentRequired } from '../http/oracle-request-error.js';
 import type { IChatOptions, IMessage } from '../types.js';
