@@ -38,12 +38,12 @@ const isSet = (value: unknown): boolean =>
 
 /**
  * Decides which plugins load, in dependency order (dependencies first), with Fastify's boot checks: every
- * manifest valid, names unique, its config composed into the platform's (one of `composedSections`, which
- * is server/oracle/config-sections.ts's oracleConfigSections: the runtime is below the plugins and does not import
- * them), so its variables are parsed with every other; every `dependsOn` registered and no cycles, no unknown `features` key. A plugin forced on
- * without its `requiredEnv` set in `config` (the parsed configuration), or whose dependency is off, is a boot
- * error naming them; a plugin on by default is switched off when a dependency is off (with a log line) or
- * its variables are missing.
+ * manifest valid, names unique, its config composed into the platform's (one of `composedSections`, i.e.
+ * oracleConfigSections of server/oracle/config-sections.ts, handed in because the runtime is below the plugins
+ * and imports none of them) so its variables are parsed with every other, every `dependsOn` registered and no
+ * cycles, no unknown `features` key. A plugin forced on without its `requiredEnv` set in `config` (the parsed
+ * configuration), or whose dependency is off, is a boot error naming them; a plugin on by default is switched
+ * off when a dependency is off (with a log line) or its variables are missing.
  */
 export function resolvePlugins(
   plugins: OraclePlugin[],
