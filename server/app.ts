@@ -2,13 +2,14 @@ import express, { type ErrorRequestHandler, type Express } from 'express';
 import { lastResortAnswer, sendApiError } from './http/api-error.js';
 import { requestContext } from './http/request-context.js';
 import { createOperatorAuth } from './operator-auth.js';
+import type { Config } from './config.js';
 import type { Part, PartContext } from './part.js';
 import type { ServerLifecycle } from './lifecycle.js';
 import { createDocsRouter } from './docs/docs-router.js';
 import { createSystemRouter } from './system-router.js';
 
 export interface AppOptions {
-  ctx: PartContext;
+  ctx: PartContext<Config>;
   parts: Part[];
   /** Read by `/health` and the drain (default: never draining). */
   lifecycle?: ServerLifecycle;

@@ -40,3 +40,8 @@ export interface ConfigSection<Schema extends z.AnyZodObject, C> {
   /** Runs on the parsed configuration once every rule passed (e.g. a value that means "unset"). */
   finalize?: (config: C) => void;
 }
+
+/** The configuration is unusable (an invalid value, a broken production rule, a bad key file): the service does not start. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}

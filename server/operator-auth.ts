@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import { sendApiError } from './http/api-error.js';
 import { bearerToken, secretMatcher } from './bearer-token.js';
-import type { Config } from './config.js';
+import type { PlatformConfig } from './platform-config.js';
 
 /** Headers a proxy adds: a request that carries one did not come straight from this machine's user. */
 const FORWARDING_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'] as const;
@@ -36,7 +36,7 @@ export function isDirectLoopback(
  *
  * The socket's peer address is used, never `req.ip`: trusting a proxy's header must not open these routes.
  */
-export function createOperatorAuth(config: Pick<Config, 'OPERATOR_TOKEN'>): RequestHandler {
+export function createOperatorAuth(config: Pick<PlatformConfig, 'OPERATOR_TOKEN'>): RequestHandler {
   const matches = config.OPERATOR_TOKEN === undefined ? undefined : secretMatcher(config.OPERATOR_TOKEN);
   return (req, res, next) => {
     if (matches === undefined) {

@@ -2,14 +2,18 @@ import type { Server } from 'node:http';
 import type { RequestHandler, Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
-import type { Config } from './config.js';
 import type { Db } from './db/index.js';
 import type { Logger } from './logger.js';
 import type { DirectHandler } from './http/fast-path.js';
+import type { PlatformConfig } from './platform-config.js';
 
-/** What every part of the service receives: configuration and the connections main.ts opened. */
-export interface PartContext {
-  config: Config;
+/**
+ * What every part of the service receives: configuration and the connections main.ts opened. `C` is what the
+ * part reads of the configuration (its own section's type and the platform's); the composition root passes
+ * the whole parsed configuration, which the compiler checks holds it.
+ */
+export interface PartContext<C extends PlatformConfig = PlatformConfig> {
+  config: C;
   db: Db;
   logger: Logger;
   /** Set when REDIS_URL is configured; parts fall back to in-process stores otherwise. */
@@ -61,4 +65,4 @@ export interface Part {
   close(): Promise<void>;
 }
 
-export type PartFactory = (ctx: PartContext) => Promise<Part>;
+export type PartFactory<C extends PlatformConfig = PlatformConfig> = (ctx: PartContext<C>) => Promise<Part>;

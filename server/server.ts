@@ -28,7 +28,7 @@ import { createOraclePart } from './oracle/part.js';
 import { describeTrustProxy } from './trust-proxy.js';
 import { createUssdPart } from './ussd/part.js';
 
-const PART_FACTORIES: Record<PartName, PartFactory> = {
+const PART_FACTORIES: Record<PartName, PartFactory<Config>> = {
   ussd: createUssdPart,
   chain: createChainPart,
   oracle: createOraclePart,
@@ -45,7 +45,7 @@ export interface ServerOverrides {
   /** Namespace of every Redis key (see {@link PartContext.redisPrefix}); default none. */
   redisPrefix?: string;
   /** Builds an enabled part another way, e.g. the USSD part over a scripted engine. */
-  parts?: Partial<Record<PartName, PartFactory>>;
+  parts?: Partial<Record<PartName, PartFactory<Config>>>;
 }
 
 export interface RunningServer {
@@ -57,7 +57,7 @@ export interface RunningServer {
   http: Server;
   /** The Express app being served (for in-process requests without a socket). */
   app: Express;
-  ctx: PartContext;
+  ctx: PartContext<Config>;
   /** The enabled parts, in ENABLED_PARTS order. */
   parts: Part[];
   lifecycle: ServerLifecycle;
@@ -194,7 +194,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
       labelNames: ['version', 'commit', 'node_version'],
       registers: [metrics],
     }).set({ version: build.version, commit: build.commit, node_version: process.version }, 1);
-    const ctx: PartContext = {
+    const ctx: PartContext<Config> = {
       config,
       db,
       logger,

@@ -25,7 +25,7 @@ interface Section {
 }
 
 const SOURCES =
-  'the configuration schemas (server/config.ts, server/*/config.ts, server/oracle/plugins/*/config.ts)';
+  'the configuration schemas (server/platform-config.ts, server/*/config.ts, server/oracle/plugins/*/config.ts)';
 const GENERATOR = 'scripts/config-docs/generate-config-docs.ts';
 
 /** A parsed default back in the environment's spelling: lists comma-joined, booleans and numbers as text. */
@@ -74,7 +74,7 @@ export function renderReference(sections: Section[] = describeSections()): strin
     '# Configuration reference',
     '',
     'Every environment variable the service reads, from the zod schemas that parse it: the platform declares its',
-    'own in `server/config.ts`, each part in `server/<part>/config.ts`, each plugin in',
+    'own in `server/platform-config.ts`, each part in `server/<part>/config.ts`, each plugin in',
     '`server/oracle/plugins/<plugin>/config.ts` (its manifest carries it). A bad value stops the start, naming the',
     'variable. `npm start` and the operator tools read `.env` in the working directory when there is one; the real',
     'environment wins over it. [`.env.example`](../.env.example) lists every variable once, commented out at its',

@@ -44,7 +44,7 @@ export { oracleKeys, ORACLE_QUERY_PREFIX } from './query/keys.js';
 export { OracleRequestError, isRateLimited } from './http/oracle-request-error.js';
 export type { OracleStep } from './http/oracle-request-error.js';
 export { RunDisconnectedError } from './chat/chat-transport.js';
-export type { RejoinOptions } from './chat/chat-transport.js';
+export type { RejoinOptions } from './types.js';
 export { ReauthorizationDeclinedError } from './auth/token-cache.js';
 export type { ReauthorizationReason, ReauthorizationRequest, ReauthorizeFn } from './auth/token-cache.js';
 export { memoryDelegationStorage } from './auth/delegation-storage.js';

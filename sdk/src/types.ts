@@ -2,7 +2,7 @@ import type { ComponentType, ReactNode } from 'react';
 import type { z } from 'zod';
 import type { RunEndStatus } from '../../contracts/events.js';
 import type { StoredToolCall } from '../../contracts/oracle.js';
-import type { RejoinOptions } from './chat/chat-transport.js';
+import type { BackoffOptions } from './util/backoff.js';
 
 export type { AnyEvent } from '../../contracts/events.js';
 
@@ -205,6 +205,15 @@ export interface IChatOptions<S extends ToolSchemas = ToolSchemas> {
   historyPageSize?: number;
   /** How a dropped answer stream is re-joined: `{ attempts: 5, baseMs: 250, maxMs: 8000 }` by default. */
   rejoin?: RejoinOptions;
+}
+
+/** How a dropped stream is re-joined (`GET /runs/:runId?after=<last id>`). */
+export interface RejoinOptions extends BackoffOptions {
+  /**
+   * Consecutive re-join attempts that fail (an error, or a stream that ends without a new event) before the
+   * run counts as disconnected. Default 5.
+   */
+  attempts?: number;
 }
 
 /** How the current or last turn's durable run stands (beyond the spec, as reference SDK 1.4.0). */

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import type { ConfigSection, PartName, PlatformFacts } from '../config-section.js';
-import { bool, int, list, optionalText } from '../env-values.js';
+import { chainNodeVariables, FIXTURE_CHAIN } from '../chain-node/config.js';
+import { list, optionalText } from '../env-values.js';
+import type { PlatformConfig } from '../platform-config.js';
 import { weakSecretRule } from '../weak-secret.js';
-
-/** The CHAIN_GRPC_URL value that asks for the embedded fixture chain node (required in production). */
-export const FIXTURE_CHAIN = 'fixture';
 
 /** Parts that talk to a chain node (the gateway; the oracle resolves did:ixo users through it). */
 export const CHAIN_PARTS: readonly PartName[] = ['chain', 'oracle'];
@@ -17,11 +16,7 @@ export const needsChain = (config: PlatformFacts): boolean =>
 const routePrefix = z.string().regex(/^[a-z0-9][a-z0-9_-]*$/i, 'a route prefix is letters, digits, _ and -');
 
 const schema = z.object({
-  CHAIN_GRPC_URL: optionalText.describe(
-    `\`host:port\` of an IXO node's gRPC endpoint. Unset (development) or \`${FIXTURE_CHAIN}\` (any environment): an in-process fixture chain node on loopback serving fixture data.`,
-  ),
-  CHAIN_GRPC_TLS: bool(false).describe('Use TLS on the gRPC channel.'),
-  CHAIN_GRPC_TIMEOUT_MS: int(1, 120_000, 5000).describe('Deadline of each gRPC call; exceeded: HTTP 504.'),
+  ...chainNodeVariables,
   CHAIN_ROUTE_PREFIX: routePrefix
     .default('ixo')
     .describe('Route prefix of the chain REST paths (`/<prefix>/entity/{id}`).'),
@@ -40,6 +35,9 @@ const schema = z.object({
 });
 
 export type ChainConfig = z.output<typeof schema>;
+
+/** What the chain gateway's code reads: its own variables and the platform's. */
+export type ChainGatewayConfig = ChainConfig & PlatformConfig;
 
 /** The chain query gateway's variables (spec part B) and what production requires of them. */
 export const chainConfig: ConfigSection<typeof schema, ChainConfig & PlatformFacts> = {

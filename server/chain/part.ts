@@ -1,4 +1,5 @@
 import type { PartFactory } from '../part.js';
+import type { ChainGatewayConfig } from './config.js';
 import type { FixtureNode } from './fixture-node/fixture-node.js';
 import { createChainGrpcClient } from '../chain-node/grpc-client.js';
 import { openApiPathsOf } from './route-table.js';
@@ -9,7 +10,7 @@ import { createChainGateway } from './router.js';
  * embedded fixture node); composed on its own without either, it starts its own fixture node (a real grpc-js
  * server on 127.0.0.1, random port) and stops it on close.
  */
-export const createChainPart: PartFactory = async (ctx) => {
+export const createChainPart: PartFactory<ChainGatewayConfig> = async (ctx) => {
   const { config, logger } = ctx;
   let node: FixtureNode | undefined;
   let url = ctx.chainGrpcUrl ?? config.CHAIN_GRPC_URL;

@@ -3,7 +3,7 @@ import { status as Status, type ServiceError } from '@grpc/grpc-js';
 import { Router, type RequestHandler } from 'express';
 import { CHAIN_PATH_SHAPES, ChainHeaders, type ChainPathShape } from '../../contracts/chain.js';
 import type { MethodName } from '../../generated/proto/chain-descriptor.js';
-import type { Config } from '../config.js';
+import type { ChainGatewayConfig } from './config.js';
 import { expressUrl, type DirectHandler } from '../http/fast-path.js';
 import { runMiddleware } from '../http/run-middleware.js';
 import type { Logger } from '../logger.js';
@@ -18,9 +18,9 @@ import { createRouteMatcher, MalformedPathError, type RouteMatch } from './route
 import { chainRouteTable, type ChainRouteBinding } from './route-table.js';
 import { sendJson, sendJsonText } from './send-json.js';
 
-/** The configuration the chain router reads (see server/config.ts, "Chain query gateway"). */
+/** The configuration the chain router reads (see ./config.ts). */
 export type ChainRouterConfig = Pick<
-  Config,
+  ChainGatewayConfig,
   | 'CHAIN_ROUTE_PREFIX'
   | 'CHAIN_LEGACY_PREFIXES'
   | 'CHAIN_DISABLED_METHODS'

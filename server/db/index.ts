@@ -48,7 +48,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => {
   return Number.isSafeInteger(n) ? n : v;
 });
 
-/** The bounded waits of a PostgreSQL pool when the caller names none (server/config.ts has the same defaults). */
+/** The bounded waits of a PostgreSQL pool when the caller names none (server/platform-config.ts has the same defaults). */
 export const DEFAULT_POOL_BOUNDS: PoolBounds = { statementTimeoutMs: 2000, acquireTimeoutMs: 500 };
 
 /** Opens the database. Does not run migrations; call {@link migrateToLatest}. */

@@ -1,10 +1,10 @@
 import path from 'node:path';
-import type { Config } from '../config.js';
+import type { PlatformConfig } from '../platform-config.js';
 import { redactUrl } from '../redact-url.js';
 import type { DbTarget } from './index.js';
 
 /** The database the configuration names: PostgreSQL at DATABASE_URL (with its bounds), or embedded PGlite. */
-export function dbTargetFromConfig(config: Config): DbTarget {
+export function dbTargetFromConfig(config: PlatformConfig): DbTarget {
   return config.DATABASE_URL
     ? {
         kind: 'postgres',

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import express, { Router } from 'express';
+import type { Config } from '../config.js';
 import type { Part, PartContext } from '../part.js';
 import { pageSecurityHeaders } from '../security-headers.js';
 import { servedOpenApi } from './served-openapi.js';
@@ -31,7 +32,7 @@ const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '
  * UI over it, with its assets served from node_modules (no CDN).
  */
 export function createDocsRouter(
-  ctx: Pick<PartContext, 'config'>,
+  ctx: Pick<PartContext<Config>, 'config'>,
   parts: Pick<Part, 'health' | 'unservedPaths'>[],
 ): Router {
   const router = Router();

@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import type { ChainNodeConfig } from '../chain-node/config.js';
 import type { ConfigSection, PlatformFacts } from '../config-section.js';
 import { int, list, optionalMatching, optionalText, optionalUrl } from '../env-values.js';
+import type { PlatformConfig } from '../platform-config.js';
 import { isPlaceholder } from '../weak-secret.js';
-import { creditsConfig } from './plugins/credits/config.js';
-import { memoryConfig } from './plugins/memory/config.js';
 
 /** The on-chain oracle entity of the embedded fixture chain node (fixtures/chain/entities.yaml). */
 export const FIXTURE_ORACLE_ENTITY_DID = 'did:ixo:entity:oracle7d1e3c9a2b';
@@ -112,6 +112,13 @@ const schema = z.object({
 
 export type OracleConfig = z.output<typeof schema>;
 
+/**
+ * What the agent service's code reads: its own variables, the platform's and the chain node's. A plugin's own
+ * variables are in the same parsed configuration (config-sections.ts composes their sections); it reads them
+ * with `pluginConfig` (runtime/plugin.ts).
+ */
+export type OracleServiceConfig = OracleConfig & PlatformConfig & ChainNodeConfig;
+
 const oracleOn = (config: PlatformFacts): boolean => config.ENABLED_PARTS.includes('oracle');
 
 /** The agent service's variables (spec part C) and what production requires of them. */
@@ -151,9 +158,6 @@ export const oracleConfig: ConfigSection<typeof schema, OracleConfig & PlatformF
       ? ['the scripted model answers every chat (set OPENAI_BASE_URL and OPENAI_MODEL)']
       : [],
 };
-
-/** The sections of the agent service: its own, then each built-in plugin's (its manifest carries it too). */
-export const oracleConfigSections = [oracleConfig, memoryConfig, creditsConfig] as const;
 
 /** The oracle's entity DID: ORACLE_ENTITY_DID, else the fixture node's oracle when it runs (no CHAIN_GRPC_URL). */
 export function oracleEntityDid(

@@ -3,7 +3,7 @@ import cors from 'cors';
 import express, { Router } from 'express';
 import type { Redis } from 'ioredis';
 import { oracleContract } from '../../contracts/oracle.js';
-import type { Config } from '../config.js';
+import { oracleConfigSections } from './config-sections.js';
 import type { Db } from '../db/index.js';
 import type { TxQueryClient } from '../chain-node/tx-query-client.js';
 import type { Logger } from '../logger.js';
@@ -32,6 +32,7 @@ import { bootPlugins, type PluginStatus } from './runtime/plugin-host.js';
 import { createTurnExecutor } from './runtime/turn-executor.js';
 import { createApprovalGate, createTurnApprovals } from './runtime/approval-gate.js';
 import { ApprovalStore } from './store/approvals.js';
+import type { OracleServiceConfig } from './config.js';
 
 export type { PluginStatus } from './runtime/plugin-host.js';
 
@@ -58,7 +59,7 @@ export interface OracleAppOptions {
   /** The models the oracle answers with. */
   model: ModelRegistry;
   verifier: TokenVerifier;
-  config: Config;
+  config: OracleServiceConfig;
   db: Db;
   redis: Redis | undefined;
   /** Namespace of every Redis key and channel (PartContext.redisPrefix; empty in production). */
@@ -99,6 +100,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     plugins: options.plugins,
     features: options.features,
     config,
+    composedSections: oracleConfigSections,
     db: options.db,
     logger,
     identity,

@@ -2,9 +2,8 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ed25519 } from '@ucanto/principal';
 import type { Signer } from '@ucanto/interface';
-import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { oracleEntityDid } from './config.js';
+import { oracleEntityDid, type OracleServiceConfig } from './config.js';
 
 /** Who this oracle is: the DID tokens are addressed to, its on-chain entity, its key and name. */
 export interface OracleIdentity {
@@ -24,11 +23,14 @@ export const DEV_KEY_FILE = 'oracle-signing-key';
 
 /**
  * Loads the oracle's identity. With ORACLE_SIGNING_KEY it parses that key; without it (development only:
- * production refuses to start, see oracle/config.ts) it reads the key a previous start generated under
+ * production refuses to start, see ./config.ts) it reads the key a previous start generated under
  * DATA_DIR, or generates one and keeps it there (mode 0600), so tokens minted for this oracle survive a
  * restart.
  */
-export async function loadOracleIdentity(config: Config, logger: Logger): Promise<OracleIdentity> {
+export async function loadOracleIdentity(
+  config: OracleServiceConfig,
+  logger: Logger,
+): Promise<OracleIdentity> {
   const key = config.ORACLE_SIGNING_KEY ?? (await devKey(config.DATA_DIR, logger));
   let keySigner: ReturnType<typeof ed25519.parse>;
   try {

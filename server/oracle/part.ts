@@ -3,7 +3,6 @@ import type { Server as HttpServer } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { createChainGrpcClient } from '../chain-node/grpc-client.js';
 import { createTxQueryClient } from '../chain-node/tx-query-client.js';
-import type { Config } from '../config.js';
 import { formatZodIssues } from '../http/zod-issues.js';
 import type { Logger } from '../logger.js';
 import type { PartFactory } from '../part.js';
@@ -20,6 +19,7 @@ import { builtInPlugins } from './plugins/index.js';
 import { createOracleApp } from './create-oracle-app.js';
 import { parseFeatureList } from './runtime/features.js';
 import type { OraclePlugin } from './runtime/plugin.js';
+import type { OracleServiceConfig } from './config.js';
 
 /** What a composition may add to the agent service (tests add their own plugins). */
 export interface OraclePartOptions {
@@ -34,7 +34,7 @@ export interface OraclePartOptions {
  * the capability-token verifier (did:ixo through the chain node's IID query), the models, and the agent
  * runtime with the built-in plugins switched by ORACLE_FEATURES.
  */
-export function oraclePart(options: OraclePartOptions = {}): PartFactory {
+export function oraclePart(options: OraclePartOptions = {}): PartFactory<OracleServiceConfig> {
   return async (ctx) => {
     const { config, logger } = ctx;
     const identity = await loadOracleIdentity(config, logger);
@@ -113,9 +113,9 @@ export function oraclePart(options: OraclePartOptions = {}): PartFactory {
 }
 
 /** The agent service with the built-in plugins. */
-export const createOraclePart: PartFactory = oraclePart();
+export const createOraclePart: PartFactory<OracleServiceConfig> = oraclePart();
 
-async function loadRules(config: Config, logger: Logger): Promise<ScriptedRule[]> {
+async function loadRules(config: OracleServiceConfig, logger: Logger): Promise<ScriptedRule[]> {
   if (!config.SCRIPTED_MODEL_RULES) return [];
   const text = await readFile(config.SCRIPTED_MODEL_RULES, 'utf8');
   const parsed = ScriptedRulesFile.safeParse(parseYaml(text));

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ConfigSection, PlatformFacts } from '../config-section.js';
 import { addressList, int, optionalText } from '../env-values.js';
+import type { PlatformConfig } from '../platform-config.js';
 import { isPlaceholder, weakSecretRule } from '../weak-secret.js';
 
 /** The scrypt cost (log2 N) of PIN hashes in production, and the lowest production accepts. */
@@ -63,6 +64,9 @@ const schema = z.object({
 });
 
 export type UssdConfig = z.output<typeof schema>;
+
+/** What the USSD gateway's code reads: its own variables and the platform's. */
+export type UssdGatewayConfig = UssdConfig & PlatformConfig;
 
 const ussdOn = (config: PlatformFacts): boolean => config.ENABLED_PARTS.includes('ussd');
 

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Part, PartContext } from '../part.js';
+import type { UssdGatewayConfig } from './config.js';
 import type { UssdEngine, UssdSession } from './engine/types.js';
 import { createAggregatorAuth } from './http/aggregator-auth.js';
 import { createUssdMetrics } from './http/metrics.js';
@@ -28,7 +29,7 @@ export interface UssdGatewayOptions {
  * `<ctx.redisPrefix>ussd:session:<id>`, `…ussd:ended:<id>` and `…ussd:rl:<ip>`; instances that share
  * sessions share the prefix.
  */
-export function createUssdGateway(ctx: PartContext, options: UssdGatewayOptions): Part {
+export function createUssdGateway(ctx: PartContext<UssdGatewayConfig>, options: UssdGatewayOptions): Part {
   const prefix = `${ctx.redisPrefix}ussd:`;
   const sessions = createSessionStore<UssdSession>(ctx.redis, `${prefix}session:`, options.sealer);
   const ended = createSessionStore<EndedReply>(ctx.redis, `${prefix}ended:`, options.sealer);

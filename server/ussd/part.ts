@@ -1,5 +1,6 @@
 import { menuTree, type MenuTree } from '../../generated/menus.js';
 import type { Part, PartContext } from '../part.js';
+import type { UssdGatewayConfig } from './config.js';
 import type { AccountService } from './accounts/accounts.js';
 import { createAccountService } from './accounts/account-service.js';
 import { createVisitBatcher } from './accounts/visit-batcher.js';
@@ -38,7 +39,10 @@ export interface UssdPart extends Part {
  * interprets whatever tree and handlers it is given. Rejects (the server refuses to start) on a malformed
  * PIN key, and in production without one.
  */
-export function createUssdPart(ctx: PartContext, options: UssdPartOptions = {}): Promise<UssdPart> {
+export function createUssdPart(
+  ctx: PartContext<UssdGatewayConfig>,
+  options: UssdPartOptions = {},
+): Promise<UssdPart> {
   return Promise.resolve().then(() => {
     const keyring = loadPinKeyring(ctx.config, ctx.logger);
     const cost = scryptCost(ctx.config.PIN_SCRYPT_LOG2N);

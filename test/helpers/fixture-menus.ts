@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { MenuTree } from '../../generated/menus.js';
 import type { PartFactory } from '../../server/part.js';
+import type { UssdGatewayConfig } from '../../server/ussd/config.js';
 import { actionHandlers } from '../../server/ussd/actions/index.js';
 import { scryptCost } from '../../server/ussd/crypto/pin-crypto.js';
 import { createSecretHasher } from '../../server/ussd/crypto/secret-hash.js';
@@ -25,7 +26,7 @@ export const ENGINE_MENUS: MenuTree = fixtureTree('engine');
  * The USSD part of startTestApp over {@link ENGINE_MENUS} and the real handlers: `parts: { ussd: engineMenusPart() }`
  * for a gateway test that types its way through menus.
  */
-export function engineMenusPart(): PartFactory {
+export function engineMenusPart(): PartFactory<UssdGatewayConfig> {
   return (ctx) =>
     createUssdPart(ctx, {
       engine: (accounts) =>

@@ -9,6 +9,7 @@ import {
 } from '../../server/ussd/engine/types.js';
 import { createUssdPart } from '../../server/ussd/part.js';
 import type { PartFactory } from '../../server/part.js';
+import type { UssdGatewayConfig } from '../../server/ussd/config.js';
 
 /**
  * TEST DOUBLE of the menu engine, for the gateway's own tests: it knows nothing of the real menus and
@@ -73,6 +74,6 @@ export function createScriptedTestEngine(accounts?: AccountService): ScriptedTes
  * The USSD part over a scripted engine, for startTestApp's `parts`: `{ ussd: scriptedUssdPart(engine) }`.
  * Without `engine`, a fresh one over the part's own accounts.
  */
-export function scriptedUssdPart(engine?: ScriptedTestEngine): PartFactory {
+export function scriptedUssdPart(engine?: ScriptedTestEngine): PartFactory<UssdGatewayConfig> {
   return (ctx) => createUssdPart(ctx, { engine: (accounts) => engine ?? createScriptedTestEngine(accounts) });
 }

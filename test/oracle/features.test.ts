@@ -2,6 +2,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadConfig } from '../../server/config.js';
+import { oracleConfigSections } from '../../server/oracle/config-sections.js';
 import { creditsManifest } from '../../server/oracle/plugins/credits/index.js';
 import { parseFeatureList, PluginBootError, resolvePlugins } from '../../server/oracle/runtime/features.js';
 import { definePlugin, type OraclePlugin, type PluginManifest } from '../../server/oracle/runtime/plugin.js';
@@ -34,7 +35,7 @@ const decide = (
   env: Record<string, string> = {},
 ) => {
   const { logger, lines } = capture();
-  const decisions = resolvePlugins(plugins, features, env, logger);
+  const decisions = resolvePlugins(plugins, features, env, oracleConfigSections, logger);
   return { on: decisions.filter((d) => d.enabled).map((d) => d.manifest.name), decisions, lines };
 };
 
@@ -109,7 +110,7 @@ describe('features: which plugins load', () => {
       config: { title: 'Stray', schema: z.object({ STRAY_KEY: z.string().optional().describe('A key.') }) },
     });
     expect(() => decide([stray])).toThrow(
-      "plugin stray: its config is not composed into the platform's (add it to oracleConfigSections in server/oracle/config.ts)",
+      "plugin stray: its config is not composed into the platform's (add it to oracleConfigSections in server/oracle/config-sections.ts)",
     );
   });
 });

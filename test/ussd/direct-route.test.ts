@@ -2,6 +2,7 @@ import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import type { DirectHandler } from '../../server/http/fast-path.js';
 import type { PartFactory } from '../../server/part.js';
+import type { UssdGatewayConfig } from '../../server/ussd/config.js';
 import { createUssdPart } from '../../server/ussd/part.js';
 import { startTestApp } from '../helpers/app.js';
 import { ussdBody } from '../helpers/ussd-dialog.js';
@@ -73,9 +74,9 @@ const CASES: Record<string, (id: string) => [Record<string, string>, string]> = 
 };
 
 /** The real USSD part, counting the requests its direct route answers. */
-function countingUssdPart(): { factory: PartFactory; paths: string[] } {
+function countingUssdPart(): { factory: PartFactory<UssdGatewayConfig>; paths: string[] } {
   const paths: string[] = [];
-  const factory: PartFactory = async (ctx) => {
+  const factory: PartFactory<UssdGatewayConfig> = async (ctx) => {
     const part = await createUssdPart(ctx);
     const handler = part.direct;
     if (handler === undefined) throw new Error('the USSD part has no direct handler');

@@ -8,6 +8,7 @@ import { Registry } from 'prom-client';
 import { ConfigError, loadConfig } from '../../server/config.js';
 import type { Db } from '../../server/db/index.js';
 import type { PartContext } from '../../server/part.js';
+import type { UssdGatewayConfig } from '../../server/ussd/config.js';
 import { createUssdPart } from '../../server/ussd/part.js';
 import { createLogger } from '../../server/logger.js';
 import { createPinCrypto, PinRecordError, type PinHash } from '../../server/ussd/crypto/pin-crypto.js';
@@ -232,7 +233,7 @@ describe('the USSD part at start-up', () => {
       PIN_ENCRYPTION_KEY: randomBytes(31).toString('base64'),
       USSD_AGGREGATOR_AUTH: 'network',
     });
-    const ctx: PartContext = {
+    const ctx: PartContext<UssdGatewayConfig> = {
       config,
       db: {} as Db,
       logger: silent,

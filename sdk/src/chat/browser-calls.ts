@@ -4,7 +4,7 @@ import type {
   ClientEventName,
   ClientEventPayload,
 } from '../../../contracts/events.js';
-import type { ActionRegistry } from '../context/action-registry.js';
+import type { ActionRegistry } from '../tools/action-registry.js';
 import { runCall, type CallOutcome } from '../tools/run-call.js';
 import type { BrowserTool } from '../types.js';
 

@@ -1,4 +1,4 @@
-import type { ActionRegistry } from '../context/action-registry.js';
+import type { ActionRegistry } from '../tools/action-registry.js';
 import type { OracleHttp } from '../http/oracle-http.js';
 import { isAbortError, isPaymentRequired } from '../http/oracle-request-error.js';
 import type { IChatOptions, IMessage } from '../types.js';
@@ -6,9 +6,8 @@ import { sleep } from '../util/backoff.js';
 import { ChatSocket } from './chat-socket.js';
 import { ChatStore, INITIAL_RUN } from './chat-store.js';
 import { ChatTransport, RunDisconnectedError } from './chat-transport.js';
-import { fromDto } from './content.js';
 import { newTurnState, type TurnState } from './event-reducer.js';
-import { fetchNewestPage, fetchOlderPage, mergeHistory } from './history.js';
+import { ChatHistory } from './history.js';
 import { messageBody, optimisticMessage, type SendExtras } from './message-body.js';
 import { Participants } from './participants.js';
 import type { StreamEvent } from './sse.js';
@@ -38,9 +37,9 @@ const toError = (e: unknown): Error => (e instanceof Error ? e : new Error(Strin
 /**
  * The chat of one session, outside React, shared by every `useChat` of the session: the flow between the
  * {@link ChatStore} (what React reads), the {@link ChatTransport} (SSE and re-join), the pure reducer of
- * events (through {@link Turn}) and {@link mergeHistory}, and the {@link ChatSocket}. A new kind of stream event is
- * reduced in event-reducer.ts; one that arrives on the socket is routed in socket-events.ts; what the user
- * answers goes back through the transport (HTTP) or `ChatSocket.emit`.
+ * events (through {@link Turn}), the history ({@link ChatHistory}) and the {@link ChatSocket}. A new kind of
+ * stream event is reduced in event-reducer.ts; one that arrives on the socket is routed in socket-events.ts;
+ * what the user answers goes back through the transport (HTTP) or `ChatSocket.emit`.
  */
 export class ChatController {
   readonly store: ChatStore;
@@ -52,12 +51,12 @@ export class ChatController {
   #retained = 0;
   #epoch = 0;
   #turn: Turn | undefined;
-  #prevCursor: string | null = null;
-  #historyLoaded = false;
+  readonly #history: ChatHistory;
 
   constructor(deps: ChatControllerDeps) {
     this.#deps = deps;
     this.store = new ChatStore('batched');
+    this.#history = new ChatHistory(this.store, deps.sessionId);
     this.#socket = new ChatSocket({
       sessionId: deps.sessionId,
       userDid: deps.userDid,
@@ -133,34 +132,13 @@ export class ChatController {
     return this.#endpoints ?? endpoints;
   }
 
-  /**
-   * Loads the newest page of history; falls back to the whole legacy history. The pages loaded before it with
-   * `loadOlderMessages` are kept when the newest page still joins them (its first message is one of theirs),
-   * and with them the cursor to load older ones still; else the thread is the newest page.
-   */
+  /** Loads the newest page of history into the thread on screen (see {@link ChatHistory.refresh}). */
   async refetchMessages(epoch = this.#epoch): Promise<IMessage[]> {
     const http = this.#endpoints?.http;
     if (!http) return this.store.getMessages();
-    if (!this.#historyLoaded) this.store.setMeta({ isLoading: true });
     try {
-      const page = await fetchNewestPage(http, this.sessionId, this.#pageSize());
-      if (epoch !== this.#epoch) return this.store.getMessages();
-      const turn = this.#turn;
-      const merged = mergeHistory(
-        this.store.getMessages(),
-        page.messages.map(fromDto),
-        turn && { humanId: turn.humanId, requestId: turn.state.requestId },
-      );
-      if (!merged.keptOlder) this.#prevCursor = page.prevCursor;
-      this.store.replaceAll(merged.messages);
-      this.#historyLoaded = true;
-      const recovered = this.store.getMeta().status === 'error' && !turn ? { status: 'ready' as const } : {};
-      this.store.setMeta({
-        isLoading: false,
-        error: undefined,
-        ...(merged.keptOlder ? {} : { hasOlderMessages: page.hasOlder }),
-        ...recovered,
-      });
+      const stale = (): boolean => epoch !== this.#epoch;
+      await this.#history.refresh(http, this.#pageSize(), stale, () => this.#turn?.live);
     } catch (e) {
       if (epoch === this.#epoch) {
         this.#reportPayment(e);
@@ -173,16 +151,10 @@ export class ChatController {
   /** Loads the page before the oldest loaded message. */
   async loadOlderMessages(): Promise<void> {
     const http = this.#endpoints?.http;
-    if (!http || !this.#prevCursor) return;
-    try {
-      const page = await fetchOlderPage(http, this.sessionId, this.#prevCursor, this.#pageSize());
-      this.#prevCursor = page.prevCursor;
-      this.store.prepend(page.messages.map(fromDto));
-      this.store.setMeta({ hasOlderMessages: page.hasOlder });
-      this.store.flush();
-    } catch (e) {
-      this.store.setMeta({ error: toError(e) });
-    }
+    if (!http) return;
+    await this.#history
+      .loadOlder(http, this.#pageSize())
+      .catch((e: unknown) => this.store.setMeta({ error: toError(e) }));
   }
 
   #pageSize(): number {
@@ -344,16 +316,7 @@ export class ChatController {
   #finish(turn: Turn): void {
     turn.markDone();
     this.#clearTurn(turn);
-    const ended = turn.state.ended ?? 'finished';
-    this.store.setRun({ reconnecting: false, ended });
-    if (ended === 'failed') {
-      this.store.setMeta({
-        status: 'error',
-        sendMessageError: new Error(turn.state.errorText ?? 'The turn failed'),
-      });
-    } else {
-      this.store.setMeta({ status: 'ready' });
-    }
+    turn.landEnded(this.store);
     this.#deps.onTurnEnd?.();
   }
 
@@ -384,15 +347,6 @@ export class ChatController {
     await Promise.race([turn.done, sleep(1500)]);
     turn.abort.abort();
     this.#clearTurn(turn);
-    if (this.store.getMeta().status !== 'ready') {
-      const id = turn.state.requestId;
-      if (id) this.#edit(id, (m) => ({ ...m, isComplete: true, runStatus: 'aborted' }));
-      this.store.setRun({ reconnecting: false, ended: 'aborted' });
-      this.store.setMeta({ status: 'ready' });
-    }
-  }
-
-  #edit(id: string, edit: (m: IMessage) => IMessage): void {
-    this.store.upsert(id, (old) => edit(old ?? { id, type: 'ai', content: '' }));
+    if (this.store.getMeta().status !== 'ready') turn.landAborted(this.store);
   }
 }

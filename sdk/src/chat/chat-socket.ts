@@ -1,6 +1,6 @@
 import type { BrowserToolCallEvent, ClientEventName, ClientEventPayload } from '../../../contracts/events.js';
 import type { PendingApproval } from '../../../contracts/oracle.js';
-import type { ActionRegistry } from '../context/action-registry.js';
+import type { ActionRegistry } from '../tools/action-registry.js';
 import type { OracleHttp } from '../http/oracle-http.js';
 import type { CallOutcome } from '../tools/run-call.js';
 import type { BrowserTool } from '../types.js';

@@ -3,17 +3,9 @@ import { IN_FLIGHT_STATUSES } from '../../../contracts/run-states.js';
 import { oracleRoutes as oracleContract } from '../http/routes.js';
 import type { OracleHttp } from '../http/oracle-http.js';
 import { isAbortError, OracleRequestError } from '../http/oracle-request-error.js';
-import { backoffDelay, sleep, type BackoffOptions } from '../util/backoff.js';
+import type { RejoinOptions } from '../types.js';
+import { backoffDelay, sleep } from '../util/backoff.js';
 import { readEventStream, type StreamEvent } from './sse.js';
-
-/** How a dropped stream is re-joined (`GET /runs/:runId?after=<last id>`). */
-export interface RejoinOptions extends BackoffOptions {
-  /**
-   * Consecutive re-join attempts that fail (an error, or a stream that ends without a new event) before the
-   * run counts as disconnected. Default 5.
-   */
-  attempts?: number;
-}
 
 /** The answer stream was lost and could not be re-joined (the run ends `disconnected`). */
 export class RunDisconnectedError extends Error {

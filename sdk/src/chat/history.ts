@@ -3,6 +3,8 @@ import { oracleRoutes as oracleContract } from '../http/routes.js';
 import type { OracleHttp } from '../http/oracle-http.js';
 import { OracleRequestError } from '../http/oracle-request-error.js';
 import type { IMessage } from '../types.js';
+import type { ChatStore } from './chat-store.js';
+import { fromDto } from './content.js';
 
 /** A page of history, oldest first, and how to page further back. */
 export interface HistoryPage {
@@ -94,4 +96,60 @@ export function mergeHistory(
     ? thread.filter((m) => !ids.has(m.id) && ((m.id === live.humanId && !stored) || m.id === live.requestId))
     : [];
   return { messages: [...older, ...page, ...kept], keptOlder: older.length > 0 };
+}
+
+/**
+ * The history of one chat in its store: the newest page merged into the thread on screen ({@link mergeHistory}),
+ * older pages loaded on demand from the cursor the pages give.
+ */
+export class ChatHistory {
+  readonly #store: ChatStore;
+  readonly #sessionId: string;
+  #prevCursor: string | null = null;
+  #loaded = false;
+
+  constructor(store: ChatStore, sessionId: string) {
+    this.#store = store;
+    this.#sessionId = sessionId;
+  }
+
+  /**
+   * Loads the newest page of history; falls back to the whole legacy history. The pages loaded before it with
+   * `loadOlder` are kept when the newest page still joins them (its first message is one of theirs), and with
+   * them the cursor to load older ones still; else the thread is the newest page. Writes nothing once the
+   * page is `stale()` (a newer attach owns the store); merges with the turn `live()` then; a failure is thrown.
+   */
+  async refresh(
+    http: OracleHttp,
+    limit: number,
+    stale: () => boolean,
+    live: () => LiveTurn | undefined,
+  ): Promise<void> {
+    const store = this.#store;
+    if (!this.#loaded) store.setMeta({ isLoading: true });
+    const page = await fetchNewestPage(http, this.#sessionId, limit);
+    if (stale()) return;
+    const turn = live();
+    const merged = mergeHistory(store.getMessages(), page.messages.map(fromDto), turn);
+    if (!merged.keptOlder) this.#prevCursor = page.prevCursor;
+    store.replaceAll(merged.messages);
+    this.#loaded = true;
+    const recovered = store.getMeta().status === 'error' && !turn ? { status: 'ready' as const } : {};
+    store.setMeta({
+      isLoading: false,
+      error: undefined,
+      ...(merged.keptOlder ? {} : { hasOlderMessages: page.hasOlder }),
+      ...recovered,
+    });
+  }
+
+  /** Loads the page before the oldest loaded message, when there is one; a failure is thrown. */
+  async loadOlder(http: OracleHttp, limit: number): Promise<void> {
+    if (!this.#prevCursor) return;
+    const page = await fetchOlderPage(http, this.#sessionId, this.#prevCursor, limit);
+    this.#prevCursor = page.prevCursor;
+    this.#store.prepend(page.messages.map(fromDto));
+    this.#store.setMeta({ hasOlderMessages: page.hasOlder });
+    this.#store.flush();
+  }
 }

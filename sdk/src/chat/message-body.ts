@@ -1,5 +1,5 @@
 import type { SendMessageBody } from '../../../contracts/oracle.js';
-import type { RegisteredAction } from '../context/action-registry.js';
+import type { RegisteredAction } from '../tools/action-registry.js';
 import { loadJsonSchemaConverter } from '../tools/json-schema.js';
 import type { BrowserTool, IChatOptions, IMessage } from '../types.js';
 

@@ -1,5 +1,6 @@
 import type { ChatStore } from './chat-store.js';
 import { reduceEvent, type TurnState } from './event-reducer.js';
+import type { LiveTurn } from './history.js';
 import type { StreamEvent } from './sse.js';
 
 /** One turn being read: its reducer state, and how it may stop. */
@@ -21,6 +22,11 @@ export class Turn {
     let markDone!: () => void;
     this.done = new Promise<void>((resolve) => (markDone = resolve));
     this.markDone = markDone;
+  }
+
+  /** The turn as a refetch of history merges it. */
+  get live(): LiveTurn {
+    return { humanId: this.humanId, requestId: this.state.requestId };
   }
 
   /** Stops reading quietly (the server's run goes on). */
@@ -50,5 +56,32 @@ export class Turn {
     if (r.turn.pendingApprovals !== before.pendingApprovals) store.setTurnApprovals(r.turn.pendingApprovals);
     if (r.urgent) store.flush();
     return ev.id === undefined || ev.id > before.lastEventId;
+  }
+
+  /** The stream delivered `done`: the run's end, and the chat lands in `ready` (`error` for a failed turn). */
+  landEnded(store: ChatStore): void {
+    const ended = this.state.ended ?? 'finished';
+    store.setRun({ reconnecting: false, ended });
+    if (ended === 'failed') {
+      store.setMeta({
+        status: 'error',
+        sendMessageError: new Error(this.state.errorText ?? 'The turn failed'),
+      });
+    } else {
+      store.setMeta({ status: 'ready' });
+    }
+  }
+
+  /** The user's abort stopped the reading before `done` landed: the answer ends `aborted`, the chat `ready`. */
+  landAborted(store: ChatStore): void {
+    const id = this.state.requestId;
+    if (id)
+      store.upsert(id, (old) => ({
+        ...(old ?? { id, type: 'ai', content: '' }),
+        isComplete: true,
+        runStatus: 'aborted',
+      }));
+    store.setRun({ reconnecting: false, ended: 'aborted' });
+    store.setMeta({ status: 'ready' });
   }
 }

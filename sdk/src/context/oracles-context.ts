@@ -6,7 +6,7 @@ import type { PendingPayments } from '../payments/pending-payments.js';
 import { OracleHttp } from '../http/oracle-http.js';
 import type { OracleOverrides } from '../types.js';
 import type { RetryPolicy } from '../config/config-queries.js';
-import type { ActionRegistry } from './action-registry.js';
+import type { ActionRegistry } from '../tools/action-registry.js';
 import type { UiRegistry } from './ui-registry.js';
 
 /** The connected user's wallet and messaging-server session (spec C1). */

@@ -11,7 +11,7 @@ import { ChatRegistry } from '../chat/chat-registry.js';
 import { DEFAULT_RETRY, type RetryPolicy } from '../config/config-queries.js';
 import { PendingPayments } from '../payments/pending-payments.js';
 import type { OracleOverrides } from '../types.js';
-import { ActionRegistry } from './action-registry.js';
+import { ActionRegistry } from '../tools/action-registry.js';
 import {
   httpFactory,
   OraclesContext,

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { BrowserCalls } from '../../src/chat/browser-calls.js';
-import { ActionRegistry } from '../../src/context/action-registry.js';
+import { ActionRegistry } from '../../src/tools/action-registry.js';
 import type { BrowserTool } from '../../src/types.js';
 
 const ref = { sessionId: 'ses_1', requestId: 'req_1' };

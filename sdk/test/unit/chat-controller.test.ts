@@ -7,7 +7,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { ChatController, type ChatEndpoints } from '../../src/chat/chat-controller.js';
 import { RunDisconnectedError } from '../../src/chat/chat-transport.js';
-import { ActionRegistry } from '../../src/context/action-registry.js';
+import { ActionRegistry } from '../../src/tools/action-registry.js';
 import type { OracleHttp } from '../../src/http/oracle-http.js';
 import { OracleRequestError } from '../../src/http/oracle-request-error.js';
 import type { IChatOptions } from '../../src/types.js';

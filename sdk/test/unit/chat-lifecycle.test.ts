@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { AppRoute } from '@ts-rest/core';
 import { ChatController, type ChatEndpoints } from '../../src/chat/chat-controller.js';
 import { ChatRegistry } from '../../src/chat/chat-registry.js';
-import { ActionRegistry } from '../../src/context/action-registry.js';
+import { ActionRegistry } from '../../src/tools/action-registry.js';
 import type { OracleHttp } from '../../src/http/oracle-http.js';
 
 /** An HTTP client whose history answers wait for the test, and that says no run is in flight. */

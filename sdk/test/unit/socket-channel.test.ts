@@ -17,7 +17,7 @@ import {
   type AuthRefresh,
   type SocketAuth,
 } from '../../src/chat/socket-channel.js';
-import { ActionRegistry } from '../../src/context/action-registry.js';
+import { ActionRegistry } from '../../src/tools/action-registry.js';
 import type { OracleHttp } from '../../src/http/oracle-http.js';
 import { OracleRequestError } from '../../src/http/oracle-request-error.js';
 

@@ -40,7 +40,7 @@ export interface TokenLifetimes {
   delegationSeconds: number;
 }
 
-/** The defaults of server/config.ts: an invocation 24 hours, a delegation 30 days. */
+/** The defaults of server/oracle/config.ts: an invocation 24 hours, a delegation 30 days. */
 export const DEFAULT_TOKEN_LIFETIMES: TokenLifetimes = {
   invocationSeconds: 86_400,
   delegationSeconds: 30 * 86_400,

@@ -3,7 +3,7 @@ import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import type { Request, Response, RequestHandler } from 'express';
 import type { Router } from 'express';
 import { oracleContract, type OracleRouteMetadata, type Price } from '../../../contracts/oracle.js';
-import type { Config } from '../../config.js';
+import type { OracleServiceConfig } from '../config.js';
 import { AuthError } from '../auth/auth-error.js';
 import type { AuthContext } from '../auth/authenticate.js';
 import { LIFETIME_SKEW_SECONDS, type TokenVerifier } from '../auth/token-verifier.js';
@@ -28,7 +28,7 @@ import { oracleErrorHandler } from './oracle-error.js';
 
 /** What the routes of the agent service work with. */
 export interface OracleServices {
-  config: Config;
+  config: OracleServiceConfig;
   identity: OracleIdentity;
   verifier: TokenVerifier;
   models: ModelRegistry;
@@ -62,7 +62,7 @@ function caller(res: Response): AuthContext {
 }
 
 /** The base URL clients reach this server at: PUBLIC_BASE_URL, else the request's own origin. */
-export function publicBaseUrl(config: Config, req: Request): string {
+export function publicBaseUrl(config: OracleServiceConfig, req: Request): string {
   return (
     config.PUBLIC_BASE_URL ?? `${req.protocol}://${req.get('host') ?? `localhost:${config.PORT}`}`
   ).replace(/\/+$/, '');

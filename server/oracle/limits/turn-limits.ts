@@ -1,6 +1,6 @@
 import { MemoryStore, type Options, type Store } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
-import type { Config } from '../../config.js';
+import type { OracleServiceConfig } from '../config.js';
 import type { Logger } from '../../logger.js';
 import { createFallbackRedisStore } from '../../stores/fallback-rate-limit-store.js';
 import { OracleHttpError } from '../oracle-http-error.js';
@@ -56,7 +56,7 @@ export interface TurnLimits {
  * answer, in memory (one warning per outage), as the USSD rate limiter does.
  */
 export async function createTurnLimits(options: {
-  config: Config;
+  config: OracleServiceConfig;
   redis: Redis | undefined;
   /** Prefix of the limits' Redis keys (PartContext.redisPrefix + `oracle:limits:`). */
   redisPrefix: string;

@@ -228,3 +228,17 @@ export async function checkpointAll(out: RunOutlets, among: Iterable<ActiveRun>)
       throw err;
     });
 }
+
+/**
+ * At shutdown, once `runs` stopped: saves what they wrote since their last checkpoint and lets them go
+ * (`recovering`, lease expired) so that the next instance, or the next start, resumes them.
+ */
+export async function releaseAll(out: RunOutlets, runs: readonly ActiveRun[]): Promise<void> {
+  await checkpointAll(out, runs).catch(() => undefined);
+  await out.runs
+    .release(
+      out.instanceId,
+      runs.map((r) => r.row.run_id),
+    )
+    .catch((err: unknown) => out.logger.warn({ err }, 'runs: could not release runs at shutdown'));
+}

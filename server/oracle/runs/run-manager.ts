@@ -5,22 +5,13 @@ import type { MessageStore } from '../store/messages.js';
 import { runningRow, type NewRun, type RunRow, type RunStore } from '../store/runs.js';
 import type { SessionRef, SessionStore } from '../store/sessions.js';
 import type { ApprovalRow } from '../store/approvals.js';
-import { ActiveRun, checkpointAll, type RunOutlets, type StopReason } from './active-run.js';
+import { ActiveRun, releaseAll, type RunOutlets, type StopReason } from './active-run.js';
 import { whenStopped, type ControlBus } from './control-bus.js';
 import type { RunEventLog, RunEventRecord } from './event-log.js';
 import { followRun, isFollowable, type FollowDeps } from './run-follower.js';
 import { endOrphan, RunRecovery, type LeaseOptions } from './run-recovery.js';
-import { isPermanent, retryStore } from './store-retry.js';
+import { RECORD_RETRY_MS, runRecordRetry } from './store-retry.js';
 import type { RunExecutor, TurnOutcome, TurnRequest } from './turn.js';
-
-/** How long a run that ended keeps trying to record its end while the database does not answer. */
-const END_RETRY_MS = 30_000;
-
-/** How long a new run keeps trying to record its question and itself before the turn fails. */
-const RECORD_RETRY_MS = 5000;
-
-/** Pause between two tries to record a run's start or end. */
-const STORE_RETRY_EVERY_MS = 250;
 
 export interface RunManagerOptions extends LeaseOptions {
   runs: RunStore;
@@ -51,12 +42,15 @@ export class RunManager {
   /** What following a run reads from (run-follower.ts). */
   readonly #following: FollowDeps;
   readonly #unsubscribe: () => void;
+  /** Records a run's start or end through a database that may be away for a while (store-retry.ts). */
+  readonly #untilStored: ReturnType<typeof runRecordRetry>;
   #closing = false;
 
   constructor(options: RunManagerOptions) {
     this.#options = options;
     const { runs, log, logger } = options;
     this.#out = { instanceId: this.instanceId, runs, log, logger };
+    this.#untilStored = runRecordRetry(() => this.#closing, options.clock);
     this.#recovery = new RunRecovery(
       { ...options, ...this.#out },
       {
@@ -164,15 +158,7 @@ export class RunManager {
     const runs = [...this.#active.values()];
     await Promise.all(runs.map((run) => run.stop('shutdown')));
     // Each has left `active` by now: what they wrote since their last checkpoint is saved from this list.
-    await checkpointAll(this.#out, runs).catch(() => undefined);
-    await this.#options.runs
-      .release(
-        this.instanceId,
-        runs.map((r) => r.row.run_id),
-      )
-      .catch((err: unknown) =>
-        this.#options.logger.warn({ err }, 'runs: could not release runs at shutdown'),
-      );
+    await releaseAll(this.#out, runs);
   }
 
   #track(row: RunRow, partialText: string): ActiveRun {
@@ -241,21 +227,6 @@ export class RunManager {
       this.#letGo(run);
       await this.#options.log.retain(row.run_id, this.#options.retentionSeconds).catch(() => undefined);
     }
-  }
-
-  /**
-   * Runs `store` until it succeeds: the database may be down for a while (stopped, paused, failing over), and a
-   * run that cannot record its end would otherwise wait for its lease to expire and be run again elsewhere.
-   * Gives up after `retryMs`, at a permanent error, or at shutdown (then whoever claims the run ends it).
-   */
-  #untilStored<T>(store: () => Promise<T>, retryMs = END_RETRY_MS): Promise<T> {
-    return retryStore(store, {
-      everyMs: STORE_RETRY_EVERY_MS,
-      forMs: retryMs,
-      retryOn: (err) => !isPermanent(err),
-      stopped: () => this.#closing,
-      clock: this.#options.clock,
-    });
   }
 
   /** Stops the session's runs in flight; waits for local ones to finish. True when there was one. */

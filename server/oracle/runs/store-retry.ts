@@ -44,3 +44,32 @@ export function isPermanent(err: unknown): boolean {
   // PostgreSQL SQLSTATE classes 22 (data) and 23 (integrity constraints).
   return typeof code === 'string' && /^2[23]/.test(code);
 }
+
+/** How long a run that ended keeps trying to record its end while the database does not answer. */
+const END_RETRY_MS = 30_000;
+
+/** How long a new run keeps trying to record its question and itself before the turn fails. */
+export const RECORD_RETRY_MS = 5000;
+
+/** Pause between two tries to record a run's start or end. */
+const STORE_RETRY_EVERY_MS = 250;
+
+/**
+ * How the run manager records a run's start and end: runs `store` until it succeeds, since the database may be
+ * down for a while (stopped, paused, failing over), and a run that cannot record its end would otherwise wait
+ * for its lease to expire and be run again elsewhere. Gives up after `retryMs` (default 30 s), at a permanent
+ * error, or once `stopped` (shutdown: then whoever claims the run ends it).
+ */
+export function runRecordRetry(
+  stopped: () => boolean,
+  clock?: Clock,
+): <T>(store: () => Promise<T>, retryMs?: number) => Promise<T> {
+  return (store, retryMs = END_RETRY_MS) =>
+    retryStore(store, {
+      everyMs: STORE_RETRY_EVERY_MS,
+      forMs: retryMs,
+      retryOn: (err) => !isPermanent(err),
+      stopped,
+      clock,
+    });
+}

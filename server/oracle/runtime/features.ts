@@ -1,6 +1,5 @@
 import { formatZodIssues } from '../../http/zod-issues.js';
 import type { Logger } from '../../logger.js';
-import { oracleConfigSections } from '../config.js';
 import { PluginManifest, type OraclePlugin } from './plugin.js';
 
 /** `features`: a plugin name → `true` (force on), `false` (never load); absent → the manifest's default. */
@@ -39,16 +38,18 @@ const isSet = (value: unknown): boolean =>
 
 /**
  * Decides which plugins load, in dependency order (dependencies first), with Fastify's boot checks: every
- * manifest valid, names unique, its config composed into the platform's (so its variables are parsed with
- * every other), every `dependsOn` registered and no cycles, no unknown `features` key. A plugin forced on
- * without its `requiredEnv` set in `config` (the parsed configuration), or whose dependency is off, is a boot
- * error naming them; a plugin on by default is switched off when a dependency is off (with a log line) or
- * its variables are missing.
+ * manifest valid, names unique, its config composed into the platform's (one of `composedSections`, i.e.
+ * oracleConfigSections of server/oracle/config-sections.ts, handed in because the runtime is below the plugins
+ * and imports none of them) so its variables are parsed with every other, every `dependsOn` registered and no
+ * cycles, no unknown `features` key. A plugin forced on without its `requiredEnv` set in `config` (the parsed
+ * configuration), or whose dependency is off, is a boot error naming them; a plugin on by default is switched
+ * off when a dependency is off (with a log line) or its variables are missing.
  */
 export function resolvePlugins(
   plugins: OraclePlugin[],
   features: Features,
   config: Readonly<Record<string, unknown>>,
+  composedSections: readonly unknown[],
   logger: Logger,
 ): PluginDecision[] {
   const byName = new Map<string, PluginDecision>();
@@ -61,10 +62,9 @@ export function resolvePlugins(
     }
     const manifest = parsed.data;
     if (byName.has(manifest.name)) throw new PluginBootError(`plugin ${manifest.name} is registered twice`);
-    const sections: readonly unknown[] = oracleConfigSections;
-    if (manifest.config && !sections.includes(manifest.config)) {
+    if (manifest.config && !composedSections.includes(manifest.config)) {
       throw new PluginBootError(
-        `plugin ${manifest.name}: its config is not composed into the platform's (add it to oracleConfigSections in server/oracle/config.ts)`,
+        `plugin ${manifest.name}: its config is not composed into the platform's (add it to oracleConfigSections in server/oracle/config-sections.ts)`,
       );
     }
     byName.set(manifest.name, { plugin, manifest, enabled: false, reason: undefined });

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
 import type { Price } from '../../../contracts/oracle.js';
-import type { Config } from '../../config.js';
+import type { OracleServiceConfig } from '../config.js';
 import type { Db } from '../../db/index.js';
 import type { TxQueryClient } from '../../chain-node/tx-query-client.js';
 import type { Logger } from '../../logger.js';
@@ -46,14 +46,22 @@ export interface PluginHost {
 export async function bootPlugins(options: {
   plugins: OraclePlugin[];
   features: Features;
-  config: Config;
+  config: OracleServiceConfig;
+  /** The configuration sections composed into the platform's (server/oracle/config-sections.ts): a plugin's must be one. */
+  composedSections: readonly unknown[];
   db: Db;
   logger: Logger;
   identity: OracleIdentity;
   chainTx: TxQueryClient | undefined;
 }): Promise<PluginHost> {
   const { logger } = options;
-  const decisions = resolvePlugins(options.plugins, options.features, options.config, logger);
+  const decisions = resolvePlugins(
+    options.plugins,
+    options.features,
+    options.config,
+    options.composedSections,
+    logger,
+  );
   const enabled = decisions.filter((d) => d.enabled);
   const shared = new Map<string, unknown>();
   const pluginContext: PluginContext = {

@@ -1,7 +1,7 @@
 import type { RequestHandler, Router } from 'express';
 import { z } from 'zod';
 import type { Price } from '../../../contracts/oracle.js';
-import type { Config } from '../../config.js';
+import type { OracleServiceConfig } from '../config.js';
 import type { ConfigSection } from '../../config-section.js';
 import type { Db } from '../../db/index.js';
 import type { TxQueryClient } from '../../chain-node/tx-query-client.js';
@@ -53,7 +53,7 @@ export const PluginManifest = z
     requiredEnv: z.array(z.string()).default([]),
     /**
      * Its own variables (a zod object, a description each) and production rules. The platform's schema
-     * composes the built-in plugins' (server/oracle/config.ts), so they are parsed, refined and documented
+     * composes the built-in plugins' (server/oracle/config-sections.ts), so they are parsed, refined and documented
      * with every other variable; the plugin reads them, parsed, from `ctx.config`.
      */
     config: z
@@ -86,7 +86,7 @@ export interface TurnContext {
 
 /** What a plugin receives at setup and in its hooks. */
 export interface PluginContext {
-  config: Config;
+  config: OracleServiceConfig;
   db: Db;
   logger: Logger;
   identity: OracleIdentity;
@@ -142,6 +142,19 @@ export interface OraclePlugin {
   setup?: (ctx: PluginContext) => Promise<void>;
   teardown?: (ctx: PluginContext) => Promise<void>;
   health?: (ctx: PluginContext) => Promise<PluginHealth>;
+}
+
+/**
+ * A plugin's own variables, parsed, as its section types them. They are in `ctx.config` (the runtime, below the
+ * plugins, types that by the service's variables only): its manifest's `config` is composed into the platform's
+ * schema, which resolvePlugins checks at boot, so they were parsed with every other.
+ */
+export function pluginConfig<S extends z.AnyZodObject>(
+  ctx: PluginContext,
+  section: ConfigSection<S, never>,
+): z.output<S> & OracleServiceConfig {
+  void section; // names the type; its values are already in ctx.config
+  return ctx.config;
 }
 
 /** Declares a plugin (types only; the manifest is checked at boot). */

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, type Config } from '../../config.js';
+import { ConfigError } from '../../config-section.js';
+import type { UssdGatewayConfig } from '../config.js';
 import type { Logger } from '../../logger.js';
 
 /** AES-256 keys for PIN records: the current key encrypts, every listed key decrypts. */
@@ -93,8 +94,11 @@ function parsePreviousKeys(list: string | undefined): Map<string, Buffer> {
  * Neither the key nor any part of it is ever logged.
  */
 export function loadPinKeyring(
-  config: Pick<Config, 'NODE_ENV' | 'PIN_ENCRYPTION_KEY' | 'PIN_ENCRYPTION_KEY_ID' | 'PIN_PREVIOUS_KEYS'> &
-    Partial<Pick<Config, 'DATA_DIR'>>,
+  config: Pick<
+    UssdGatewayConfig,
+    'NODE_ENV' | 'PIN_ENCRYPTION_KEY' | 'PIN_ENCRYPTION_KEY_ID' | 'PIN_PREVIOUS_KEYS'
+  > &
+    Partial<Pick<UssdGatewayConfig, 'DATA_DIR'>>,
   logger: Logger,
 ): PinKeyring {
   const keys = parsePreviousKeys(config.PIN_PREVIOUS_KEYS);

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { bearerToken, secretMatcher } from '../../bearer-token.js';
-import type { Config } from '../../config.js';
+import type { UssdGatewayConfig } from '../config.js';
 import { createAddressList } from './address-list.js';
 
 /** The challenge of a 401: the aggregator (or curl) answers it with the callback URL's credentials. */
@@ -49,7 +49,7 @@ const passThrough: RequestHandler = (_req, _res, next) => next();
  * - With neither (development, tests, or `USSD_AGGREGATOR_AUTH=network`), everyone, as the spec's default.
  */
 export function createAggregatorAuth(
-  config: Pick<Config, 'USSD_AGGREGATOR_ALLOWLIST' | 'USSD_AGGREGATOR_SECRET'>,
+  config: Pick<UssdGatewayConfig, 'USSD_AGGREGATOR_ALLOWLIST' | 'USSD_AGGREGATOR_SECRET'>,
 ): RequestHandler {
   const allowlist =
     config.USSD_AGGREGATOR_ALLOWLIST.length > 0

@@ -3,13 +3,13 @@ import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
 import { sendApiError } from '../../http/api-error.js';
 import { PhoneNumber } from '../../../contracts/ussd.js';
-import type { Config } from '../../config.js';
+import type { UssdGatewayConfig } from '../config.js';
 import type { Logger } from '../../logger.js';
 import { createFallbackRedisStore } from '../../stores/fallback-rate-limit-store.js';
 import { createAddressList } from './address-list.js';
 
 /** What one budget of requests belongs to (USSD_RATE_LIMIT_KEY). */
-export type RateLimitKey = Config['USSD_RATE_LIMIT_KEY'];
+export type RateLimitKey = UssdGatewayConfig['USSD_RATE_LIMIT_KEY'];
 
 /** Options of {@link createUssdRateLimit}. */
 export interface UssdRateLimitOptions {

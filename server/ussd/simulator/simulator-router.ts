@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Router, type RequestHandler } from 'express';
 import type { MenuTree } from '../../../generated/menus.js';
-import type { Config } from '../../config.js';
+import type { UssdGatewayConfig } from '../config.js';
 import { LiveMenus } from '../live-menus.js';
 import { createOperatorAuth } from '../../operator-auth.js';
 import { projectRoot } from '../../project-root.js';
@@ -54,7 +54,7 @@ export function simulatorConfig(menus: MenuTree | LiveMenus): SimulatorConfig {
  * `/metrics` (OPERATOR_TOKEN, or a direct loopback connection).
  */
 export function createSimulatorRouter(
-  config: Pick<Config, 'NODE_ENV' | 'OPERATOR_TOKEN'>,
+  config: Pick<UssdGatewayConfig, 'NODE_ENV' | 'OPERATOR_TOKEN'>,
   tree: MenuTree | LiveMenus,
 ): Router {
   const router = Router();

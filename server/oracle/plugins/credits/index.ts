@@ -5,7 +5,7 @@ import type { Price } from '../../../../contracts/oracle.js';
 import { AuthError } from '../../auth/auth-error.js';
 import { oracleErrorHandler } from '../../http/oracle-error.js';
 import { OracleHttpError } from '../../oracle-http-error.js';
-import { definePlugin, type OraclePlugin, type PluginManifest } from '../../runtime/plugin.js';
+import { definePlugin, pluginConfig, type OraclePlugin, type PluginManifest } from '../../runtime/plugin.js';
 import type { TxQueryClient } from '../../../chain-node/tx-query-client.js';
 import { creditsConfig } from './config.js';
 import { CreditsLedger, PaymentConflictError } from './ledger.js';
@@ -49,7 +49,7 @@ export function creditsPlugin(): OraclePlugin {
   return definePlugin({
     manifest: creditsManifest,
     setup: (ctx) => {
-      const { config } = ctx;
+      const config = pluginConfig(ctx, creditsConfig);
       ledger = new CreditsLedger(ctx.db.kysely, ctx.identity.did, config.CREDITS_INITIAL_BALANCE);
       price = { amount: config.CREDITS_PRICE_PER_TURN, denom: 'credits', per: 'turn' };
       payTo = {

@@ -5,7 +5,7 @@ import { MEMORY_CONTENT_MAX, memoryContract, MemoryTag } from '../../../../contr
 import { AuthError } from '../../auth/auth-error.js';
 import { oracleErrorHandler } from '../../http/oracle-error.js';
 import { OracleHttpError } from '../../oracle-http-error.js';
-import { definePlugin, type OraclePlugin, type PluginManifest } from '../../runtime/plugin.js';
+import { definePlugin, pluginConfig, type OraclePlugin, type PluginManifest } from '../../runtime/plugin.js';
 import { defineTool } from '../../runtime/tools.js';
 import { memoryConfig } from './config.js';
 import { MemoryStore } from './store.js';
@@ -37,7 +37,11 @@ export function memoryPlugin(): OraclePlugin {
   return definePlugin({
     manifest: memoryManifest,
     setup: (ctx) => {
-      store = new MemoryStore(ctx.db.kysely, ctx.identity.did, ctx.config.ORACLE_MAX_MEMORIES_PER_USER);
+      store = new MemoryStore(
+        ctx.db.kysely,
+        ctx.identity.did,
+        pluginConfig(ctx, memoryConfig).ORACLE_MAX_MEMORIES_PER_USER,
+      );
       return Promise.resolve();
     },
     tools: [
