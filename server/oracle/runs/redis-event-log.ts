@@ -92,6 +92,8 @@ export function createRedisRunEventLog(options: {
   const resubscribing = new Set<string>();
   let subscriber: Redis | undefined;
   let flushScheduled = false;
+  /** Events appended and not stored yet, every run together. */
+  let unstored = 0;
   let retryTimer: NodeJS.Timeout | undefined;
   let closed = false;
 
@@ -161,6 +163,7 @@ export function createRedisRunEventLog(options: {
     batch?.reject(err);
     // Given up once the run's events would have expired anyway.
     if (Date.now() - run.startedAt > maxAgeSeconds * 1000) {
+      unstored -= run.pending.length;
       written.delete(run.runId);
       return;
     }
@@ -219,6 +222,7 @@ export function createRedisRunEventLog(options: {
           outage.recovered();
           run.pending.splice(0, count);
           run.stored += count;
+          unstored -= count;
           if (expire) run.expiredAt = now;
           // Shorter than what this instance stored: Redis lost the list (restarted without its data). Written
           // again whole from memory, so a re-join on any instance gets every event of this attempt.
@@ -277,6 +281,7 @@ export function createRedisRunEventLog(options: {
       }
       run.records.push(record);
       run.pending.push(JSON.stringify(record));
+      unstored++;
       run.batch ??= newBatch();
       dirty.add(run);
       scheduleFlush();
@@ -318,6 +323,7 @@ export function createRedisRunEventLog(options: {
         }
       };
     },
+    unstored: () => unstored,
     async retain(runId, seconds) {
       const run = written.get(runId);
       if (!run) {
