@@ -20,6 +20,7 @@ import { migrateToLatest, openDb, pendingMigrations, type Db, type DbTarget } fr
 import { dbTargetFromConfig, describeDbTarget } from './db/target.js';
 import { drainHttp, trackConnections } from './http-drain.js';
 import type { ServerLifecycle } from './lifecycle.js';
+import { redisOutage } from './stores/outage-notice.js';
 import { createLogger, type Logger } from './logger.js';
 import { redactUrl } from './redact-url.js';
 import type { Part, PartContext, PartFactory } from './part.js';
@@ -138,9 +139,11 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     if (!redis && config.REDIS_URL) {
       const opened = openRedis(config.REDIS_URL);
       cleanups.push(async () => void (await opened.quit().catch(() => opened.disconnect())));
-      if (!(await waitForRedis(opened, 3000))) {
-        logger.warn('Redis does not answer yet: sessions and rate limits fail until it does (reconnecting)');
-      }
+      // Its outages are logged once each, when they start and when they end (not per failed command).
+      const outage = redisOutage(opened, logger);
+      opened.on('error', (err: unknown) => outage.failed(err));
+      opened.on('ready', () => outage.recovered());
+      if (!(await waitForRedis(opened, 3000))) outage.failed(new Error('no answer within 3 s of start'));
       redis = opened;
     }
 

@@ -5,6 +5,7 @@ import type { Logger } from './logger.js';
 import type { Part, PartContext } from './part.js';
 import type { ServerLifecycle } from './lifecycle.js';
 import { withTimeout } from './with-timeout.js';
+import { redisOutage } from './stores/outage-notice.js';
 
 const s = initServer();
 
@@ -38,7 +39,7 @@ export function createSystemRouter(
       await withTimeout(redis.ping(), HEALTH_CHECK_TIMEOUT_MS, 'redis ping');
       return true;
     } catch (err) {
-      logger.warn({ err }, 'health: redis unreachable');
+      redisOutage(redis, logger).failed(err);
       return false;
     }
   };

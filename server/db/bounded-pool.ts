@@ -38,10 +38,19 @@ export function tagTimeout(err: unknown): unknown {
   return err;
 }
 
+/** How busy a pool is: connections handed out, its size, callers waiting for one. */
+export interface PoolLoad {
+  inUse: number;
+  max: number;
+  waiting: number;
+}
+
 /** A pg pool whose every wait is bounded. */
 export interface BoundedPool {
   /** What kysely's PostgresDialect is given. */
   pool: pg.Pool;
+  /** How busy it is now (read by admission control before a turn starts). */
+  load: () => PoolLoad;
   /** One round trip on a connection of its own; gives up after `timeoutMs` and then discards that connection. */
   ping: (timeoutMs: number) => Promise<void>;
 }
@@ -149,6 +158,7 @@ export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): Bo
 
   return {
     pool,
+    load: () => ({ inUse, max: pool.options.max, waiting: pool.waitingCount }),
     async ping(timeoutMs) {
       let gaveUp = false;
       let own: pg.Client | undefined;

@@ -2,7 +2,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { CompiledQuery, Kysely, PostgresDialect, sql, type KyselyPlugin } from 'kysely';
 import { Migrator, type MigrationResultSet } from 'kysely';
 import pg from 'pg';
-import { createBoundedPool, type PoolBounds } from './bounded-pool.js';
+import { createBoundedPool, type PoolBounds, type PoolLoad } from './bounded-pool.js';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
 import { withTimeout } from '../with-timeout.js';
@@ -39,6 +39,8 @@ export interface Db {
    * On PGlite the same text runs through kysely.
    */
   prepared<R>(name: string, text: string, values: readonly unknown[]): Promise<R[]>;
+  /** How busy the PostgreSQL pool is now; undefined on PGlite (no pool: one query at a time in process). */
+  load(): PoolLoad | undefined;
   close(): Promise<void>;
 }
 
@@ -54,7 +56,7 @@ export const DEFAULT_POOL_BOUNDS: PoolBounds = { statementTimeoutMs: 2000, acqui
 /** Opens the database. Does not run migrations; call {@link migrateToLatest}. */
 export async function openDb(target: DbTarget): Promise<Db> {
   if (target.kind === 'postgres') {
-    const { pool, ping } = createBoundedPool(
+    const { pool, ping, load } = createBoundedPool(
       {
         connectionString: target.url,
         max: target.poolSize ?? 10,
@@ -75,7 +77,7 @@ export async function openDb(target: DbTarget): Promise<Db> {
         client.release();
       }
     };
-    return makeDb(kysely, 'postgres', target.schema, { ping, prepared });
+    return makeDb(kysely, 'postgres', target.schema, { ping, prepared, load });
   }
   let pglite = target.instance;
   pglite ??= await openPglite(target.dataDir);
@@ -105,7 +107,7 @@ function makeDb(
   kysely: Kysely<Database>,
   kind: DbTarget['kind'],
   schema: string | undefined,
-  pool?: Pick<Db, 'prepared'> & { ping: (timeoutMs: number) => Promise<void> },
+  pool?: Pick<Db, 'prepared'> & { ping: (timeoutMs: number) => Promise<void>; load: () => PoolLoad },
 ): Db {
   let closed = false;
   return {
@@ -116,6 +118,7 @@ function makeDb(
       pool?.prepared ??
       (async <R>(_name: string, text: string, values: readonly unknown[]) =>
         (await kysely.executeQuery<R>(CompiledQuery.raw(text, [...values]))).rows),
+    load: () => pool?.load(),
     async ping(timeoutMs = 2000) {
       if (pool) return pool.ping(timeoutMs);
       await withTimeout(sql`select 1`.execute(kysely), timeoutMs, 'database ping');

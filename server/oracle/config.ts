@@ -60,6 +60,18 @@ const schema = z.object({
   ORACLE_TURNS_PER_MINUTE: int(0, 100_000, 20).describe(
     'Turns one user may start per minute; one more answers 429 `too_many_turns` (`0`: no limit).',
   ),
+  ORACLE_ADMIT_MAX_DB_WAITING: int(0, 100_000, 100).describe(
+    'Admission: while more callers than this wait for a database connection, a new turn answers 503 `unavailable` with `Retry-After` before it reads or writes anything (`0`: no check). See docs/operating.md "Sizing".',
+  ),
+  ORACLE_ADMIT_MAX_UNSTORED_EVENTS: int(0, 100_000_000, 200_000).describe(
+    'Admission: while more run events than this wait in memory for Redis (an outage, a slow Redis), a new turn answers 503 `unavailable` (`0`: no check).',
+  ),
+  ORACLE_ADMIT_MAX_LOOP_DELAY_MS: int(0, 60_000, 500).describe(
+    "Admission: while the event loop's delay (99th percentile over the last half second) is above this, a new turn answers 503 `unavailable` (`0`: no check).",
+  ),
+  ORACLE_RETRY_AFTER_S: int(1, 3600, 2).describe(
+    'What `Retry-After` says on a 503 of the agent service (admission refused, a dependency down).',
+  ),
   ORACLE_MESSAGE_MAX_CHARS: int(1, 1_000_000, 20_000).describe(
     'Longest user message, in characters; a longer one answers 413 `payload_too_large`.',
   ),

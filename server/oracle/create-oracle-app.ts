@@ -1,6 +1,6 @@
 import type { Server as HttpServer } from 'node:http';
 import cors from 'cors';
-import express, { Router } from 'express';
+import express, { Router, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { oracleContract } from '../../contracts/oracle.js';
 import { oracleConfigSections } from './config-sections.js';
@@ -15,6 +15,7 @@ import { oracleErrorHandler } from './http/oracle-error.js';
 import type { OracleIdentity } from './identity.js';
 import type { ModelRegistry } from './models/registry.js';
 import { createTurnLimits } from './limits/turn-limits.js';
+import { Admission, sampleLoopDelay } from './limits/admission.js';
 import { createLocalControlBus, createRedisControlBus } from './runs/control-bus.js';
 import { createMemoryRunEventLog } from './runs/memory-event-log.js';
 import { createRedisRunEventLog } from './runs/redis-event-log.js';
@@ -186,6 +187,17 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     }),
   });
 
+  const loopDelay = sampleLoopDelay();
+  const admission = new Admission(
+    { pool: () => options.db.load(), unstoredEvents: () => log.unstored(), loopDelayMs: loopDelay.delayMs },
+    {
+      maxDbWaiting: config.ORACLE_ADMIT_MAX_DB_WAITING,
+      maxUnstoredEvents: config.ORACLE_ADMIT_MAX_UNSTORED_EVENTS,
+      maxLoopDelayMs: config.ORACLE_ADMIT_MAX_LOOP_DELAY_MS,
+      retryAfterSeconds: config.ORACLE_RETRY_AFTER_S,
+    },
+  );
+
   const services: OracleServices = {
     config,
     identity,
@@ -198,6 +210,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     rooms,
     sockets,
     limits,
+    admission,
     manager,
     turnGuards: plugins.turnGuards,
     price: () => plugins.price(),
@@ -214,7 +227,11 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
   const json = express.json({ limit: config.ORACLE_BODY_MAX_BYTES });
   const router = Router();
   const prefixes = routePrefixes(Object.values(oracleContract).map((r) => r.path));
-  router.use(prefixes, corsOptions, json, refuseUnsafeInput);
+  const retryAfter: RequestHandler = (_req, res, next) => {
+    res.locals.retryAfterSeconds = config.ORACLE_RETRY_AFTER_S;
+    next();
+  };
+  router.use(prefixes, retryAfter, corsOptions, json, refuseUnsafeInput);
   mountOracleRoutes(router, services);
   router.use(prefixes, oracleErrorHandler);
 
@@ -222,7 +239,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     for (const module of plugin.httpModules ?? []) {
       const sub = Router();
       module.register(sub, { requireCaller: authenticated, ctx: pluginContext });
-      router.use(module.paths, corsOptions, json, refuseUnsafeInput);
+      router.use(module.paths, retryAfter, corsOptions, json, refuseUnsafeInput);
       router.use(sub);
       router.use(module.paths, oracleErrorHandler);
     }
@@ -242,6 +259,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
       await log.close();
       await bus.close();
       limits.close();
+      loopDelay.close();
       await plugins.teardown();
     },
   };

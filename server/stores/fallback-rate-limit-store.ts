@@ -2,6 +2,7 @@ import { MemoryStore, type IncrementResponse, type Options, type Store } from 'e
 import type { Redis } from 'ioredis';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type { Logger } from '../logger.js';
+import { redisOutage, type OutageNotice } from './outage-notice.js';
 import { withTimeout } from '../with-timeout.js';
 
 /**
@@ -21,22 +22,21 @@ export class HealingRedisStore extends RedisStore {
  * limiter neither fails the request (every caller would get the unavailable reply because of a counter)
  * nor lets everything through (the outage is exactly when a flood hurts most); each instance keeps
  * limiting on its own counts, so the limit holds per instance until Redis answers again, then the shared
- * counts take over. One warning per outage, one info line when it ends.
+ * counts take over. The outage is logged once for the whole process (its Redis client's {@link OutageNotice}).
  */
 export class FallbackStore implements Store {
   readonly localKeys = false;
   readonly #local = new MemoryStore();
   readonly #shared: Store;
-  readonly #logger: Logger;
-  #down = false;
+  readonly #outage: OutageNotice;
 
   constructor(
     shared: Store,
-    logger: Logger,
+    outage: OutageNotice,
     readonly prefix: string,
   ) {
     this.#shared = shared;
-    this.#logger = logger;
+    this.#outage = outage;
   }
 
   async init(options: Options): Promise<void> {
@@ -47,10 +47,7 @@ export class FallbackStore implements Store {
   async increment(key: string): Promise<IncrementResponse> {
     try {
       const counted = await this.#shared.increment(key);
-      if (this.#down) {
-        this.#down = false;
-        this.#logger.info('rate limit: Redis answers again; counting in Redis');
-      }
+      this.#outage.recovered();
       return counted;
     } catch (err) {
       this.#failed(err);
@@ -72,12 +69,7 @@ export class FallbackStore implements Store {
   }
 
   #failed(err: unknown): void {
-    if (this.#down) return;
-    this.#down = true;
-    this.#logger.warn(
-      { err },
-      'rate limit: Redis does not answer; counting in this process until it does (the limit holds per instance)',
-    );
+    this.#outage.failed(err);
   }
 }
 
@@ -91,5 +83,5 @@ export function createFallbackRedisStore(redis: Redis, prefix: string, logger: L
     sendCommand: (command: string, ...args: string[]) =>
       withTimeout(redis.call(command, ...args) as Promise<RedisReply>, 1000, `redis ${command}`),
   });
-  return new FallbackStore(shared, logger, prefix);
+  return new FallbackStore(shared, redisOutage(redis, logger), prefix);
 }

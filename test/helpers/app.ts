@@ -126,6 +126,7 @@ function noDatabase(): Db {
     schema: undefined,
     kysely: new Proxy({} as Db['kysely'], { get: fail }),
     prepared: fail,
+    load: () => undefined,
     ping: () => Promise.reject(new Error('this test app has no database (db: "none")')),
     close: () => Promise.resolve(),
   };

@@ -163,7 +163,7 @@ describe('oracleErrorHandler', () => {
     }
   });
 
-  it('an unreachable database or Redis: 503 unavailable', async () => {
+  it('an unreachable database or Redis: 503 unavailable, with Retry-After (2 s unless the route sets it)', async () => {
     const outages = [
       withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED'),
       withCode('read ECONNRESET', 'ECONNRESET'),
@@ -186,9 +186,18 @@ describe('oracleErrorHandler', () => {
           code: 'unavailable',
           message: 'A dependency of the service is unreachable; try again shortly.',
           statusCode: 503,
+          retryAfter: 2,
         },
+        retryAfter: '2',
       });
     }
+    // A declared 503 without one (the model failed) gets it too; one that says its own keeps it.
+    expect(
+      await answerTo(() => new OracleHttpError(503, 'unavailable', 'The model failed to answer; try again.')),
+    ).toMatchObject({ status: 503, body: { retryAfter: 2 }, retryAfter: '2' });
+    expect(
+      await answerTo(() => new OracleHttpError(503, 'unavailable', 'Busy.', { retryAfter: 9 })),
+    ).toMatchObject({ status: 503, body: { retryAfter: 9 }, retryAfter: '9' });
   });
 
   it('anything else: 500 internal, nothing of the error in the answer', async () => {

@@ -44,7 +44,9 @@ describe('a model that fails mid-answer', () => {
       message: 'The model failed to answer; try again.',
       statusCode: 503,
       requestId: r.headers.get('x-request-id'),
+      retryAfter: 2,
     });
+    expect(r.headers.get('retry-after')).toBe('2');
     expect(JSON.stringify(r.body)).not.toContain('secret detail');
     expect(r.headers.get('x-run-id')).toMatch(/.+/);
     const history = await api.call('GET', `/messages/${session.sessionId}`);

@@ -4,6 +4,7 @@ import { createRedisRunEventLog } from '../../server/oracle/runs/redis-event-log
 import type { RunEventRecord } from '../../server/oracle/runs/event-log.js';
 import { createLogger } from '../../server/logger.js';
 import { openRedis, waitForRedis } from '../../server/server.js';
+import { captureLogs } from '../helpers/logs.js';
 import { haveRedisServer, startPrivateRedis } from '../helpers/private-redis.js';
 import { testRedisPrefix } from '../helpers/redis.js';
 import { newUser, oracleApi } from './helpers/oracle-client.js';
@@ -102,5 +103,40 @@ describe.runIf(await haveRedisServer())('Redis killed while the agent service wo
       writerRedis.disconnect();
       readerRedis.disconnect();
     }
+  });
+
+  it('an outage while turns stream is two log lines (one when it starts, one when it ends), not one per event', async () => {
+    await using redisServer = await startPrivateRedis();
+    const { lines, stream } = captureLogs();
+    await using app = await startOracleApp({
+      env: { REDIS_URL: redisServer.url, SCRIPTED_MODEL_DELAY_MS: '2', LOG_LEVEL: 'info' },
+      logger: createLogger('info', stream),
+    });
+    const users = await Promise.all([1, 2, 3, 4].map(() => newUser(app.oracleDid)));
+    const apis = users.map((user) => oracleApi(app.url, user));
+    const sessions = await Promise.all(apis.map((api) => api.createSession()));
+    await redisServer.kill();
+    // Four turns of 39 events each while Redis is away: every one ends, answered from memory.
+    const turns = await Promise.all(
+      apis.map((api, i) => api.stream(sessions[i]!.sessionId, { message: 'hello' })),
+    );
+    for (const { events } of turns)
+      expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
+    await redisServer.start();
+    await expect
+      .poll(() => lines.some((l) => l.msg === 'Redis answers again'), { timeout: 10_000 })
+      .toBe(true);
+    // A turn after it: nothing more is logged about Redis.
+    const after = await apis[0]!.stream(sessions[0]!.sessionId, { message: 'hello' });
+    expect(after.events.at(-1)).toMatchObject({ event: 'done' });
+    const aboutRedis = lines.filter((l) => l.level >= 40 && /redis/i.test(`${l.msg} ${JSON.stringify(l)}`));
+    expect(aboutRedis.map((l) => l.msg)).toEqual([
+      expect.stringMatching(/^Redis does not answer: run events wait in memory/),
+      'Redis answers again',
+    ]);
+    // Said without a stack; how long it was away and what was not logged, at its end.
+    expect(JSON.stringify(aboutRedis[0])).not.toContain('    at ');
+    expect(aboutRedis[1]).toMatchObject({ failures: expect.any(Number), downMs: expect.any(Number) });
+    expect(unhandled).toEqual([]);
   });
 });

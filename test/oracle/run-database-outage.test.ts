@@ -199,6 +199,7 @@ describe('a follower that missed live events', () => {
       append: (runId, r) => memory.append(runId, r),
       read: (runId, after) => memory.read(runId, after),
       retain: (runId, s) => memory.retain(runId, s),
+      unstored: () => 0,
       close: () => memory.close(),
       subscribe: (runId, listener) =>
         memory.subscribe(runId, (r) => {

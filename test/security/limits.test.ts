@@ -305,8 +305,8 @@ describe.runIf(REDIS_SERVER)('while Redis does not answer (as the USSD limiter)'
         },
       );
       const warnings = logs.lines.filter((l) => String(l['msg']).includes('Redis does not answer'));
-      expect(warnings.length).toBeGreaterThanOrEqual(1);
-      expect(warnings.length).toBeLessThanOrEqual(2);
+      // The turn counter and the run slots share the client's outage notice: one warning.
+      expect(warnings).toHaveLength(1);
 
       await redisServer.start();
       // Once Redis answers again, counts land there (each attempt a user of its own).

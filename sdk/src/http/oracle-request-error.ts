@@ -49,7 +49,7 @@ export class OracleRequestError extends Error {
   readonly code: string | undefined;
   readonly requestId: string | undefined;
   readonly outstandingClaims: string[] | undefined;
-  /** Seconds to wait before trying again (429: the body's `retryAfter`, else the `Retry-After` header). */
+  /** Seconds to wait before trying again (429 and 503: the body's `retryAfter`, else the `Retry-After` header). */
   readonly retryAfter: number | undefined;
   readonly step: OracleStep | undefined;
 

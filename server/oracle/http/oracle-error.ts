@@ -21,6 +21,16 @@ export function errorBody(
 
 type Answer = [status: number, code: OracleError['code'], message: string];
 
+declare module 'express-serve-static-core' {
+  interface Locals {
+    /** What `Retry-After` says on this request's 503 (ORACLE_RETRY_AFTER_S; the oracle's routes set it). */
+    retryAfterSeconds?: number;
+  }
+}
+
+/** `Retry-After` of a 503 on a route that did not set {@link Locals.retryAfterSeconds}. */
+const DEFAULT_RETRY_AFTER_SECONDS = 2;
+
 /**
  * The answer to an error of no type of the service's own, by its kind (server/http/error-kind.ts); a client
  * error keeps its own 4xx status.
@@ -49,6 +59,12 @@ export const oracleErrorHandler: ErrorRequestHandler = (err: unknown, _req, res,
     return;
   }
   const send = (status: number, code: OracleError['code'], message: string, extra = {}): void => {
+    // Every 503 says when to come back (a dependency down, admission refused, a model that failed).
+    if (status === 503 && !res.hasHeader('Retry-After')) {
+      const retryAfter = res.locals.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
+      res.setHeader('Retry-After', String(retryAfter));
+      extra = { retryAfter, ...extra };
+    }
     res.status(status).json(errorBody(res, status, code, message, extra));
   };
   if (err instanceof AuthError) return send(401, err.code, err.message);

@@ -21,6 +21,7 @@ import type { MessageStore } from '../store/messages.js';
 import { STORED_IN_FLIGHT, toRunInfo, type RunStore } from '../store/runs.js';
 import { toPendingApproval } from '../store/approvals.js';
 import type { ApprovalGate } from '../runtime/approval-gate.js';
+import type { Admission } from '../limits/admission.js';
 import { toChatSession, type SessionStore } from '../store/sessions.js';
 import { openEventStream } from './event-stream.js';
 import { notFound, OracleHttpError, roomNotFound, runNotFound } from '../oracle-http-error.js';
@@ -41,6 +42,8 @@ export interface OracleServices {
   sockets: Pick<OracleSockets, 'leaveRoom'>;
   /** Per-user limits: message size, turns per minute, turns in flight. */
   limits: TurnLimits;
+  /** Whether the process can take a new turn now (database pool, Redis backlog, event loop). */
+  admission: Pick<Admission, 'admit'>;
   manager: RunManager;
   /** Checks before a turn starts, in order (plugins add them). */
   turnGuards: TurnGuard[];
@@ -189,6 +192,8 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
 
     send: async ({ params, body, res }) => {
       const { userDid, delegation } = caller(res);
+      // Admission first, before the turn reads anything: over budget, 503 with Retry-After.
+      svc.admission.admit();
       // Every refusal comes before anything is written: the session, the message's size, the rooms the turn
       // reads and writes, the model, then the limits (the question, the run and the delegation come after).
       const session = await ownedSession(res, params.sessionId);

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from '../../logger.js';
 import { withTimeout } from '../../with-timeout.js';
+import type { OutageNotice } from '../../stores/outage-notice.js';
 
 /**
  * Slots of the turns a user has in flight, one per session: a new turn on a session whose turn is still running
@@ -92,27 +92,17 @@ export function createRedisRunSlots(redis: Redis, prefix: string, now: () => num
 /**
  * Redis, and this process's memory while Redis does not answer: as the rate limits' store does
  * (server/stores/fallback-rate-limit-store.ts FallbackStore), a Redis outage neither fails the turn nor lifts the limit;
- * each instance keeps counting on its own until Redis answers again. One warning per outage.
+ * each instance keeps counting on its own until Redis answers again. The outage is logged once for the process
+ * (its Redis client's {@link OutageNotice}).
  */
-export function createFallbackRunSlots(shared: RunSlots, logger: Logger): RunSlots {
+export function createFallbackRunSlots(shared: RunSlots, outage: OutageNotice): RunSlots {
   const local = createMemoryRunSlots();
-  let down = false;
-  const failed = (err: unknown): void => {
-    if (down) return;
-    down = true;
-    logger.warn(
-      { err },
-      'limits: Redis does not answer; counting runs in this process until it does (the limit holds per instance)',
-    );
-  };
+  const failed = (err: unknown): void => outage.failed(err);
   return {
     async take(user, slot, limit, ttlMs) {
       try {
         const taken = await shared.take(user, slot, limit, ttlMs);
-        if (down) {
-          down = false;
-          logger.info('limits: Redis answers again; counting runs in Redis');
-        }
+        outage.recovered();
         return taken;
       } catch (err) {
         failed(err);

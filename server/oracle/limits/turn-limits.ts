@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { OracleServiceConfig } from '../config.js';
 import type { Logger } from '../../logger.js';
 import { createFallbackRedisStore } from '../../stores/fallback-rate-limit-store.js';
+import { redisOutage } from '../../stores/outage-notice.js';
 import { OracleHttpError } from '../oracle-http-error.js';
 import {
   createFallbackRunSlots,
@@ -68,7 +69,10 @@ export async function createTurnLimits(options: {
     : new MemoryStore();
   await turns.init?.({ windowMs: WINDOW_MS } as Options);
   const slots: RunSlots = redis
-    ? createFallbackRunSlots(createRedisRunSlots(redis, `${options.redisPrefix}runs:`), logger)
+    ? createFallbackRunSlots(
+        createRedisRunSlots(redis, `${options.redisPrefix}runs:`),
+        redisOutage(redis, logger),
+      )
     : createMemoryRunSlots();
 
   const limits: TurnLimits = {

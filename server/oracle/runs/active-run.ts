@@ -76,14 +76,8 @@ export class ActiveRun {
     this.dirty = true;
     const stored = this.#out.log.append(this.row.run_id, record);
     // Writes to a shared log are ordered: waiting for the last one waits for them all.
-    if (stored) {
-      this.#appends = stored.catch((err: unknown) =>
-        this.#out.logger.warn(
-          { err, runId: this.row.run_id },
-          'runs: an event could not be stored for re-joining',
-        ),
-      );
-    }
+    // Not stored (Redis away): the log keeps it in memory, tries again, and logs the outage once.
+    if (stored) this.#appends = stored.catch(() => undefined);
   }
 
   /** Resolves once every event written so far is stored (never rejects). */

@@ -36,6 +36,8 @@ export interface RunEventLog {
   read(runId: string, after: number): Promise<RunEventRecord[]>;
   /** Calls `listener` for each event appended from now on (by any instance, for the shared log). */
   subscribe(runId: string, listener: (record: RunEventRecord) => void): Promise<() => void>;
+  /** Events held in this process that the shared store has not taken yet (Redis away or slow); 0 in process. */
+  unstored(): number;
   /** Keeps the events for `seconds` more, then forgets them (called when the run ends). */
   retain(runId: string, seconds: number): Promise<void>;
   close(): Promise<void>;

@@ -50,6 +50,7 @@ export function createMemoryRunEventLog(options: { maxAgeSeconds: number }): Run
         e.listeners.delete(listener);
       });
     },
+    unstored: () => 0,
     retain(runId, seconds) {
       const e = runs.get(runId);
       if (e) schedule(runId, e, seconds);

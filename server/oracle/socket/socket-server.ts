@@ -11,6 +11,7 @@ import {
 } from '../../../contracts/events.js';
 import type { Logger } from '../../logger.js';
 import { duplicateSubscriber } from '../../redis-subscriber.js';
+import { redisOutage } from '../../stores/outage-notice.js';
 import { API_SECURITY_HEADERS } from '../../security-headers.js';
 import { AuthError } from '../auth/auth-error.js';
 import { authenticate } from '../auth/authenticate.js';
@@ -153,7 +154,8 @@ export function createOracleSockets(deps: {
         pub.on('error', () => undefined);
         // The adapter never awaits these commands: while Redis is down each would be an unhandled rejection,
         // which ends the process. A room event lost that way is a browser call that times out (a tool error).
-        const warn = (err: unknown): void => deps.logger.warn({ err }, 'socket: the Redis adapter failed');
+        const outage = redisOutage(deps.redis, deps.logger);
+        const warn = (err: unknown): void => outage.failed(err);
         handleRejections(pub, ['publish'], warn);
         handleRejections(sub, ['subscribe', 'psubscribe', 'unsubscribe', 'punsubscribe'], warn);
         adapterClients.push(pub, sub);

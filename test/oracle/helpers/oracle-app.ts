@@ -27,6 +27,7 @@ export async function startOracleApp(
     parts?: TestAppOptions['parts'];
     /** Apps that share Redis state (two instances of one service) pass the same prefix. */
     redisPrefix?: string;
+    logger?: TestAppOptions['logger'];
   } = {},
 ): Promise<OracleApp> {
   const key = options.signingKey ?? (await newOracleKey());
@@ -42,6 +43,7 @@ export async function startOracleApp(
     ...(options.redis ? { redis: options.redis } : {}),
     ...(options.parts ? { parts: options.parts } : {}),
     ...(options.redisPrefix ? { redisPrefix: options.redisPrefix } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
   });
   const config = (await (await fetch(`${app.url}/config`)).json()) as { did: string };
   return Object.assign(app, { oracleDid: config.did });
