@@ -961,7 +961,13 @@ async function main(): Promise<void> {
       printRound(i, r);
       rounds.push(r);
     }
-    const figures = report(rounds, idles, frames);
+    // The deployment column: on PostgreSQL + Redis the figures are kept apart from the embedded defaults'.
+    const onServers = Boolean(process.env['BENCH_DATABASE_URL'] && process.env['BENCH_REDIS_URL']);
+    const figures = report(rounds, idles, frames).map((f) =>
+      onServers
+        ? { ...f, id: f.id.replace(/^oracle\./, 'oracle-pg-redis.'), label: `PostgreSQL + Redis: ${f.label}` }
+        : f,
+    );
     if (JSON_OUT) await writeFile(JSON_OUT, `${JSON.stringify({ bench: 'oracle', figures }, null, 2)}\n`);
 
     const errors = [

@@ -34,7 +34,18 @@ interface BenchSpec {
   script: string;
   /** Settings of a brief run (a full run uses each bench's defaults). */
   brief: Record<string, string>;
+  /** Settings of every run of it, brief or full (what the column measures). */
+  always?: () => Record<string, string> | undefined;
+  /** How its command reads in docs/performance.md, when more than `npm run <script>`. */
+  command?: string;
 }
+
+/** The machine's PostgreSQL and Redis (DATABASE_URL, REDIS_URL): the deployment column of the agent bench. */
+const servers = (): Record<string, string> | undefined => {
+  const db = process.env['DATABASE_URL'];
+  const redis = process.env['REDIS_URL'];
+  return db && redis ? { BENCH_DATABASE_URL: db, BENCH_REDIS_URL: redis } : undefined;
+};
 
 const BENCHES: BenchSpec[] = [
   {
@@ -50,6 +61,19 @@ const BENCHES: BenchSpec[] = [
   {
     name: 'oracle',
     script: 'bench:oracle',
+    brief: {
+      BENCH_ROUNDS: '1',
+      BENCH_DURATION_S: '4',
+      BENCH_SOLO_S: '2',
+      BENCH_WARMUP_S: '2',
+      BENCH_IDLE_STREAMS: '300',
+    },
+  },
+  {
+    name: 'oracle-pg-redis',
+    script: 'bench:oracle',
+    always: servers,
+    command: 'BENCH_DATABASE_URL=… BENCH_REDIS_URL=… npm run bench:oracle',
     brief: {
       BENCH_ROUNDS: '1',
       BENCH_DURATION_S: '4',
@@ -83,7 +107,7 @@ function parseArgs(argv: string[]): { full: boolean; write: boolean; writeDoc: b
   );
   if (unknown.length > 0 || (argv.includes('--write') && !argv.includes('--full'))) {
     console.error(
-      'usage: npm run bench [-- --only ussd,chain,oracle,sdk] [-- --full [--write]] | npm run bench -- --write-doc',
+      'usage: npm run bench [-- --only ussd,chain,oracle,oracle-pg-redis,sdk] [-- --full [--write]] | npm run bench -- --write-doc',
     );
     process.exit(2);
   }
@@ -98,7 +122,12 @@ function parseArgs(argv: string[]): { full: boolean; write: boolean; writeDoc: b
 /** Runs one bench's npm script with BENCH_JSON_OUT; its own output goes to the terminal as it comes. */
 async function runBench(spec: BenchSpec, full: boolean, dir: string): Promise<Figure[]> {
   const out = path.join(dir, `${spec.name}.json`);
-  const env = { ...process.env, ...(full ? {} : spec.brief), BENCH_JSON_OUT: out };
+  const always = spec.always?.();
+  if (spec.always && !always) {
+    console.log(`\n=== ${spec.name}: skipped (it needs DATABASE_URL and REDIS_URL)`);
+    return [];
+  }
+  const env = { ...process.env, ...(full ? {} : spec.brief), ...always, BENCH_JSON_OUT: out };
   console.log(`\n=== npm run ${spec.script}${full ? '' : ' (brief)'}`);
   const code = await new Promise<number | null>((resolve) => {
     const child = spawn('npm', ['run', '-s', spec.script], { cwd: ROOT, env, stdio: 'inherit' });
@@ -129,7 +158,7 @@ function table(rows: string[][]): string {
 /** The npm script that measures a figure, from its id's first part (`ussd.memory.ratio` → `bench:ussd`). */
 function commandOf(f: Figure): string {
   const spec = BENCHES.find((b) => f.id.startsWith(`${b.name}.`));
-  return spec ? `npm run ${spec.script}` : 'npm run bench -- --full';
+  return spec ? (spec.command ?? `npm run ${spec.script}`) : 'npm run bench -- --full';
 }
 
 /** docs/performance.md's table: one row per figure, with the command, day and machine of its run. */
