@@ -148,7 +148,7 @@ export class ChatController {
       const turn = this.#turn;
       const merged = mergeHistory(
         this.store.getMessages(),
-        page.messages.map(fromDto),
+        page.messages.map((m) => fromDto(m, this.sessionId)),
         turn && { humanId: turn.humanId, requestId: turn.state.requestId },
       );
       if (!merged.keptOlder) this.#prevCursor = page.prevCursor;
@@ -177,7 +177,7 @@ export class ChatController {
     try {
       const page = await fetchOlderPage(http, this.sessionId, this.#prevCursor, this.#pageSize());
       this.#prevCursor = page.prevCursor;
-      this.store.prepend(page.messages.map(fromDto));
+      this.store.prepend(page.messages.map((m) => fromDto(m, this.sessionId)));
       this.store.setMeta({ hasOlderMessages: page.hasOlder });
       this.store.flush();
     } catch (e) {
@@ -204,13 +204,9 @@ export class ChatController {
     const turn = this.#newTurn(
       newTurnState({ runId: run.runId, requestId: run.requestId, pendingApprovals }),
     );
-    // Rebuild the answer from the run's first event: whatever history held of it is replaced.
-    this.store.upsert(run.requestId, (old) => ({
-      ...(old ?? {}),
-      id: run.requestId,
-      type: 'ai',
-      content: '',
-    }));
+    // Rebuild the answer from the run's first event: whatever history held of it (the answer so far of a run
+    // that waits for approval, complete with its calls) is replaced, in its place in the thread.
+    this.store.upsert(run.requestId, () => ({ id: run.requestId, type: 'ai', content: '' }));
     this.store.setRun({ ...INITIAL_RUN, runId: run.runId, requestId: run.requestId });
     this.store.setMeta({ status: 'streaming', sendMessageError: undefined });
     this.store.setTurnApprovals(pendingApprovals);
