@@ -200,6 +200,29 @@ describe('tool calls that wait for their user (ORACLE_TOOLS_NEED_APPROVAL)', () 
     }
   });
 
+  it('a turn aborted while a call waits keeps the call in history, denied by the system with reason aborted', async () => {
+    const api = oracleApi(app.url, await newUser(app.oracleDid));
+    const { sessionId } = await api.createSession();
+    let aborted: Promise<{ status: number }> | undefined;
+    const { events } = await askAndDecide(api, sessionId, async () => {
+      aborted = api.call('POST', '/messages/abort', { sessionId });
+      await aborted;
+    });
+    expect((await aborted)?.status).toBe(200);
+    expect(payloads(events, 'done')[0]).toMatchObject({ status: 'aborted' });
+    const history = await api.call('GET', `/sessions/${sessionId}/messages`);
+    const answer = history.body.messages.at(-1) as MessageDto;
+    expect(answer).toMatchObject({ type: 'ai', isComplete: true, runStatus: 'aborted' });
+    expect(answer.toolCalls).toEqual([
+      expect.objectContaining({
+        name: 'remember_fact',
+        status: 'denied',
+        approval: { approved: false, decidedBy: 'system', decidedAt: expect.any(String), reason: 'aborted' },
+      }),
+    ]);
+    expect((await api.call('GET', '/memory')).body.total).toBe(0);
+  });
+
   it('answers 404 to anyone but the owner and for an unknown call, 409 to a second decision, 400 to a bad body; exactly one of two racing decisions wins', async () => {
     const owner = oracleApi(app.url, await newUser(app.oracleDid));
     const other = oracleApi(app.url, await newUser(app.oracleDid));
