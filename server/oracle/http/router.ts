@@ -146,6 +146,7 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
 
     transcript: async ({ params, query, res }) => {
       await ownedSession(res, params.sessionId);
+      // The page first: a turn that ends in between shows in neither (the next read has it), never twice.
       const page = await messages.page(params.sessionId, query);
       if (page.hasNewer) return { status: 200, body: page };
       const waiting = await waitingAnswers(params.sessionId);
@@ -157,10 +158,9 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
 
     history: async ({ params, res }) => {
       await ownedSession(res, params.sessionId);
-      const [stored, waiting] = await Promise.all([
-        messages.all(params.sessionId),
-        waitingAnswers(params.sessionId),
-      ]);
+      // Stored first: a turn that ends in between shows in neither (the next read has it), never twice.
+      const stored = await messages.all(params.sessionId);
+      const waiting = await waitingAnswers(params.sessionId);
       return { status: 200, body: { messages: [...stored, ...waiting] } };
     },
 
