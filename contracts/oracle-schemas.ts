@@ -141,10 +141,19 @@ export const StoredToolCall = z.object({
   name: z.string(),
   kind: ToolCallKind.optional(),
   args: z.record(z.unknown()),
-  status: z.enum(['isRunning', 'done', 'error', 'denied']).optional(),
+  /**
+   * `awaiting_approval`: the call waits for its user's decision (only in the answer of a run in flight, see
+   * {@link MessageDto}); `denied`: the user (or the timeout) declined it and it did not run.
+   */
+  status: z.enum(['isRunning', 'done', 'error', 'awaiting_approval', 'denied']).optional(),
   output: z.string().optional(),
   error: z.string().optional(),
-  /** For a call that needed its user's approval: the decision (`decidedBy` is `system` for a timeout). */
+  /** A call `awaiting_approval`: when it is denied with reason `timeout` if nobody decides. */
+  expiresAt: Timestamp.optional(),
+  /**
+   * For a call that needed its user's approval, once decided: who (the user's DID; `system` for a timeout or a
+   * turn that ended while it waited), when, approved or not, and the reason given.
+   */
   approval: z
     .object({
       approved: z.boolean(),
@@ -165,7 +174,12 @@ export const Attachment = z.object({
   eventId: z.string().max(255).optional(),
 });
 
-/** One message of a thread as history returns it (system and tool messages are not part of it). */
+/**
+ * One message of a thread as history returns it (system and tool messages are not part of it). Stored AI
+ * messages carry `isComplete: true`. An AI message without it is the answer of a run still in flight that waits
+ * for its user's approval: the answer so far, with the waiting call in `toolCalls` (status `awaiting_approval`);
+ * it comes last, under the turn's request id, and the stored answer takes its place when the turn ends.
+ */
 export const MessageDto = z.object({
   id: z.string(),
   type: z.enum(['ai', 'human']),
@@ -183,7 +197,9 @@ export type MessageDto = z.infer<typeof MessageDto>;
 
 /**
  * One page of a thread, oldest first. Without a cursor: the newest `limit` messages. `prevCursor` pages to
- * older messages (`before=`), `nextCursor` to newer ones (`after=`); `null` when there are none.
+ * older messages (`before=`), `nextCursor` to newer ones (`after=`); `null` when there are none. The newest page
+ * (`hasNewer` false) ends with the answer of a run that waits for its user's approval, if there is one (not
+ * counted in `limit`; see {@link MessageDto}).
  */
 export const TranscriptPage = z.object({
   messages: z.array(MessageDto),

@@ -2,7 +2,9 @@
 // `scripts/tools/demo-server.ts --fresh` starts the server (embedded defaults, a fresh data directory, the demo's
 // scripted-model rules, 4 credits) and Vite with its proxy, on free ports. The test drives a chat through
 // streaming text, a rendered component, a browser tool whose result the agent's answer quotes, an agent-UI
-// action, the paywall on 402 and a new session, and saves screenshots (artifacts/demo-e2e.png).
+// action, the paywall on 402, a new session, and a tool call that waits for the user's approval (approved
+// after a page reload while it waits; then one denied with a reason), and saves screenshots
+// (artifacts/demo-e2e.png).
 // Run: npm run demo:e2e (CHROMIUM_PATH overrides /usr/bin/chromium).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -141,7 +143,81 @@ const steps: Step[] = [
       await statusIs(page, 'ready');
     },
   },
+  {
+    name: "asks to remember a fact: the approval card shows the tool's args as the model sent them, and nothing runs",
+    run: async (page) => {
+      await send(page, 'Please remember that I grow maize in Nakuru.');
+      await approvalCardShows(page, { content: 'I grow maize in Nakuru' });
+      // The run waits for the user: the turn is still in flight and the tool has not started.
+      if ((await page.textContent('[data-testid=status]')) !== 'streaming')
+        throw new Error(`status: ${await page.textContent('[data-testid=status]')}`);
+      if ((await page.$('[data-testid=tool-remember_fact]')) !== null)
+        throw new Error('the tool started before the decision');
+      await page.screenshot({ path: `${artifacts}approval.png`, fullPage: true });
+    },
+  },
+  {
+    name: 'a page reload while the approval waits brings the card back from the run',
+    run: async (page) => {
+      await page.reload();
+      await page.waitForSelector('[data-testid=sessions] li');
+      await approvalCardShows(page, { content: 'I grow maize in Nakuru' });
+      await statusIs(page, 'streaming');
+      const asked = await page.$$eval('[data-testid=message-human]', (els) => els.at(-1)?.textContent);
+      if (asked !== 'Please remember that I grow maize in Nakuru.') throw new Error(`question: ${asked}`);
+    },
+  },
+  {
+    name: "Approve runs the tool, and the answer follows the tool's result",
+    run: async (page) => {
+      await page.click('[data-testid=approval] >> text=Approve');
+      await statusIs(page, 'ready');
+      await page.waitForSelector('[data-testid=tool-remember_fact] >> text=done');
+      if ((await page.$('[data-testid=approval]')) !== null) throw new Error('the card stayed');
+      const answer = await lastAi(page);
+      if (!answer.includes('Saved to my memory: I grow maize in Nakuru.'))
+        throw new Error(`answer: ${answer}`);
+    },
+  },
+  {
+    name: 'Deny with a reason: the tool does not run, and the answer says it was declined and why',
+    run: async (page) => {
+      await send(page, 'remember that I keep bees');
+      await approvalCardShows(page, { content: 'I keep bees' });
+      await page.fill('[data-testid=approval-reason]', 'Not this one');
+      await page.click('[data-testid=approval] >> text=Deny');
+      await statusIs(page, 'ready');
+      const tools = await page.$$eval('[data-testid=tool-remember_fact]', (els) =>
+        els.map((e) => e.textContent ?? ''),
+      );
+      if (tools.at(-1) !== 'Tool: remember_fact declined')
+        throw new Error(`tool cards: ${tools.join(' | ')}`);
+      const answer = await lastAi(page);
+      if (!answer.includes('I did not save it: you declined (reason: Not this one).'))
+        throw new Error(`answer: ${answer}`);
+      await page.screenshot({ path: `${artifacts}approval-denied.png`, fullPage: true });
+    },
+  },
+  {
+    name: 'the memory holds the approved fact and not the declined one',
+    run: async (page) => {
+      await send(page, 'what do you remember?');
+      await statusIs(page, 'ready');
+      const answer = await lastAi(page);
+      if (!answer.includes('I remember: ') || !answer.includes('I grow maize in Nakuru'))
+        throw new Error(`answer: ${answer}`);
+      if (answer.includes('bees')) throw new Error(`the declined call ran: ${answer}`);
+    },
+  },
 ];
+
+/** Waits for the approval card and checks it shows exactly `args` (the model's, as it sent them). */
+async function approvalCardShows(page: Page, args: Record<string, unknown>): Promise<void> {
+  await page.waitForSelector('[data-testid=approval]', { timeout: 15_000 });
+  const shown = await page.textContent('[data-testid=approval-args]');
+  if (JSON.stringify(JSON.parse(shown ?? 'null')) !== JSON.stringify(args))
+    throw new Error(`approval card args: ${shown}`);
+}
 
 /** Starts the demo (real server + Vite) as a child process and reads its URL from the first line it prints. */
 async function startDemo(): Promise<{ url: string; child: ChildProcess }> {

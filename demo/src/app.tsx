@@ -8,6 +8,7 @@ import {
   type BrowserTools,
   type IWalletProps,
   type SerializedUcan,
+  type ToolApprovalComponentProps,
   type UIComponents,
 } from '@open-oracles/oracles-client-sdk';
 import { QueryClient } from '@tanstack/react-query';
@@ -45,7 +46,48 @@ const standInTransactSignX = (): Promise<{ transactionHash: string }> => {
   });
 };
 
+/**
+ * The demo's approval card (`uiComponents.ToolApproval`): the tool and its arguments as the model sent them
+ * (nothing ran yet), Approve, and Deny with a reason the model reads. A decision the oracle refuses (made
+ * elsewhere first) is shown.
+ */
+function ToolApproval({ toolName, args, approve, deny }: ToolApprovalComponentProps): ReactNode {
+  const [reason, setReason] = useState('');
+  const [state, setState] = useState<'open' | 'sending' | 'refused'>('open');
+  const decide = (run: () => Promise<void>) => () => {
+    setState('sending');
+    run().catch(() => setState('refused'));
+  };
+  return (
+    <div className="approval" role="group" aria-label={`Approve ${toolName}?`} data-testid="approval">
+      <p>
+        The oracle wants to run <strong>{toolName}</strong> with
+      </p>
+      <pre data-testid="approval-args">{JSON.stringify(args, null, 2)}</pre>
+      <button type="button" disabled={state !== 'open'} onClick={decide(approve)}>
+        Approve
+      </button>
+      <input
+        value={reason}
+        onChange={(e) => setReason(e.target.value)}
+        placeholder="Reason (optional)"
+        aria-label="Reason for declining"
+        data-testid="approval-reason"
+      />
+      <button
+        type="button"
+        disabled={state !== 'open'}
+        onClick={decide(() => deny(reason.trim() || undefined))}
+      >
+        Deny
+      </button>
+      {state === 'refused' && <p className="error">This call was decided already.</p>}
+    </div>
+  );
+}
+
 const uiComponents: UIComponents = {
+  ToolApproval,
   WeatherCard: ({ city, temperature }: { city: string; temperature: number }) => (
     <div className="weather-card" data-testid="weather-card">
       <strong>{city}</strong> <span>{temperature} °C</span>
@@ -53,7 +95,7 @@ const uiComponents: UIComponents = {
   ),
   ToolCall: ({ toolName, status }: { toolName: string; status?: string }) => (
     <div className="tool-call" data-testid={`tool-${toolName}`}>
-      Tool: {toolName} <em>{status}</em>
+      Tool: {toolName} <em>{status === 'denied' ? 'declined' : status}</em>
     </div>
   ),
 };
@@ -169,7 +211,7 @@ function Chat({ oracleDid, sessionId }: { oracleDid: string; sessionId: string }
         <input
           value={draft}
           onChange={(e) => setDraft(e.target.value)}
-          placeholder="Ask about the weather, your note, or highlight a card"
+          placeholder="Ask about the weather, your note, to highlight a card, or to remember something"
           data-testid="input"
         />
         {chat.isSending ? (
@@ -224,7 +266,10 @@ function Sessions({
   );
 }
 
-/** The demo: sessions, chat with streaming, a browser tool, an agent-UI action, a component, a paywall. */
+/**
+ * The demo: sessions, chat with streaming, a browser tool, an agent-UI action, a component, a tool call that
+ * waits for the user's approval, a paywall.
+ */
 export function App({
   backend,
   initialSessionId,

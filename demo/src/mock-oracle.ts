@@ -27,7 +27,7 @@ export const oracle = createOracleHandlers({
         id: 'w2',
         type: 'ai',
         content:
-          'Ask me about the weather, to read your note, or to highlight a card. Turn on “out of credits” to see the paywall.',
+          'Ask me about the weather, to read your note, to highlight a card, or to remember something (you approve it first). Turn on “out of credits” to see the paywall.',
       },
     ],
   },
@@ -55,6 +55,19 @@ export const oracle = createOracleHandlers({
         { type: 'text', text: 'Reading the note on your page… ' },
         { type: 'browser_tool_call', toolName: 'readPageNote', args: {} },
         { type: 'text', text: 'Got it: your note is saved in this conversation.' },
+      );
+    } else if (/\bremember\b/.test(text)) {
+      // Waits for the app's Approve / Deny (the kit cannot word the answer by the decision, the real oracle does).
+      steps.push(
+        { type: 'text', text: 'I would like to save that to my memory. ' },
+        {
+          type: 'tool_call',
+          toolName: 'remember_fact',
+          args: { content: body.message },
+          output: { saved: true },
+          needsApproval: true,
+        },
+        { type: 'text', text: 'The card above says whether it ran.' },
       );
     } else if (text.includes('highlight')) {
       steps.push(

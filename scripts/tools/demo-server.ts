@@ -1,7 +1,8 @@
 /**
  * `npm run demo`: the real server on embedded defaults (PGlite, the scripted model with the demo's rules in
- * demo/oracle-rules.yaml, the fixture chain node, the credits plugin) and the demo page on Vite's dev server,
- * which proxies the oracle's and the chain gateway's routes (and socket.io) to it. Both on free ports.
+ * demo/oracle-rules.yaml, the fixture chain node, the credits plugin, the memory plugin whose `remember_fact`
+ * waits for the user's approval) and the demo page on Vite's dev server, which proxies the oracle's and the
+ * chain gateway's routes (and socket.io) to it. Both on free ports.
  *
  *   npm run demo                      # data in ./data/demo (the oracle's development key, the database)
  *   npm run demo -- --fresh --json    # a new temporary data directory, removed on exit; prints {"url": …}
@@ -61,7 +62,9 @@ const config = loadConfig({
   PGLITE_DATA_DIR: path.join(dataDir, 'pglite'),
   // The fixture chain's oracle entity advertises the page's origin: the SDK resolves it to Vite's proxy.
   PUBLIC_BASE_URL: origin,
-  ORACLE_FEATURES: 'credits',
+  ORACLE_FEATURES: 'credits,memory',
+  // Saving to memory shapes every later answer: the page asks the user first (issue 37).
+  ORACLE_TOOLS_NEED_APPROVAL: 'remember_fact',
   CREDITS_INITIAL_BALANCE: process.env['DEMO_CREDITS'] ?? '5',
   SCRIPTED_MODEL_RULES: path.join(root, 'demo', 'oracle-rules.yaml'),
   SCRIPTED_MODEL_DELAY_MS: '40',

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApprovalDecided, RunInfo } from '../../contracts/oracle.js';
+import {
+  ApprovalDecided,
+  type MessageDto,
+  oracleContract,
+  RunInfo,
+  TranscriptPage,
+} from '../../contracts/oracle.js';
 import { ToolApprovalDecidedEvent, ToolApprovalRequestedEvent } from '../../contracts/events.js';
 import { OracleError } from '../../contracts/errors.js';
 import { oraclePart } from '../../server/oracle/part.js';
@@ -118,6 +124,103 @@ describe('tool calls that wait for their user (ORACLE_TOOLS_NEED_APPROVAL)', () 
       status: 'denied',
       approval: { approved: false, reason: 'not now' },
     });
+  });
+
+  it('history shows the pending call while the run waits, and then the decision: who, when, approved or denied, why', async () => {
+    const user = await newUser(app.oracleDid);
+    const api = oracleApi(app.url, user);
+    const { sessionId } = await api.createSession();
+    /** The thread through the paged route and the legacy one (both must agree), checked against the contract. */
+    const history = async (): Promise<MessageDto[]> => {
+      const paged = await api.call('GET', `/sessions/${sessionId}/messages?limit=20`);
+      const legacy = await api.call('GET', `/messages/${sessionId}`);
+      expect(paged.status).toBe(200);
+      expect(legacy.status).toBe(200);
+      const messages = TranscriptPage.parse(paged.body).messages;
+      expect(oracleContract.history.responses[200].parse(legacy.body).messages).toEqual(messages);
+      return messages;
+    };
+    for (const decision of [{ approved: true }, { approved: false, reason: 'not now' }]) {
+      let requestId = '';
+      let decided: { status: number; body: Record<string, unknown> } | undefined;
+      await askAndDecide(api, sessionId, async (requested) => {
+        requestId = requested.requestId;
+        const whileWaiting = async () => {
+          const waiting = await history();
+          expect(waiting.at(-2)).toMatchObject({ type: 'human', content: REMEMBER });
+          // The answer so far, not stored yet (no isComplete), with the call that waits, its args as the model sent them.
+          expect(waiting.at(-1)).toEqual({
+            id: requestId,
+            type: 'ai',
+            content: 'Calling remember_fact.',
+            toolCalls: [
+              {
+                id: requested.toolCallId,
+                name: 'remember_fact',
+                kind: 'tool',
+                args: { content: 'Prefers tea' },
+                status: 'awaiting_approval',
+                expiresAt: requested.expiresAt,
+              },
+            ],
+          });
+          // The newest page ends with it beyond `limit`; an older page does not.
+          const one = TranscriptPage.parse(
+            (await api.call('GET', `/sessions/${sessionId}/messages?limit=1`)).body,
+          );
+          expect(one.messages.map((m) => m.id)).toEqual(waiting.slice(-2).map((m) => m.id));
+          if (one.prevCursor !== null) {
+            const older = await api.call('GET', `/sessions/${sessionId}/messages?before=${one.prevCursor}`);
+            expect(older.body.messages.map((m: MessageDto) => m.id)).not.toContain(requestId);
+          }
+        };
+        // Decided whatever the checks find, so that a failing check ends the turn instead of leaving it waiting.
+        await whileWaiting().finally(async () => {
+          decided = await api.call(
+            'POST',
+            `/sessions/${sessionId}/tool-approvals/${requested.toolCallId}`,
+            decision,
+          );
+        });
+        expect(decided?.status).toBe(200);
+      });
+      const after = await history();
+      const answer = after.at(-1);
+      expect(answer).toMatchObject({ id: requestId, type: 'ai', isComplete: true });
+      const call = answer?.toolCalls?.[0];
+      expect(call?.status).toBe(decision.approved ? 'done' : 'denied');
+      expect(call?.expiresAt).toBeUndefined();
+      // Who (the session's owner), when (as the decision's answer said), approved or denied, and why.
+      expect(call?.approval).toEqual({
+        approved: decision.approved,
+        decidedBy: user.did,
+        decidedAt: decided?.body['decidedAt'],
+        ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+      });
+    }
+  });
+
+  it('a turn aborted while a call waits keeps the call in history, denied by the system with reason aborted', async () => {
+    const api = oracleApi(app.url, await newUser(app.oracleDid));
+    const { sessionId } = await api.createSession();
+    let aborted: Promise<{ status: number }> | undefined;
+    const { events } = await askAndDecide(api, sessionId, async () => {
+      aborted = api.call('POST', '/messages/abort', { sessionId });
+      await aborted;
+    });
+    expect((await aborted)?.status).toBe(200);
+    expect(payloads(events, 'done')[0]).toMatchObject({ status: 'aborted' });
+    const history = await api.call('GET', `/sessions/${sessionId}/messages`);
+    const answer = history.body.messages.at(-1) as MessageDto;
+    expect(answer).toMatchObject({ type: 'ai', isComplete: true, runStatus: 'aborted' });
+    expect(answer.toolCalls).toEqual([
+      expect.objectContaining({
+        name: 'remember_fact',
+        status: 'denied',
+        approval: { approved: false, decidedBy: 'system', decidedAt: expect.any(String), reason: 'aborted' },
+      }),
+    ]);
+    expect((await api.call('GET', '/memory')).body.total).toBe(0);
   });
 
   it('answers 404 to anyone but the owner and for an unknown call, 409 to a second decision, 400 to a bad body; exactly one of two racing decisions wins', async () => {
@@ -257,6 +360,11 @@ describe('a pending approval outlives its instance', () => {
       status: 'awaiting_approval',
       pendingApprovals: [{ toolCallId: requested.toolCallId, toolName: 'remember_fact' }],
     });
+    // History on the instance that took over shows the call waiting too.
+    const waiting = await onB.call('GET', `/sessions/${sessionId}/messages`);
+    expect(waiting.body.messages.at(-1).toolCalls).toEqual([
+      expect.objectContaining({ id: requested.toolCallId, status: 'awaiting_approval' }),
+    ]);
     const response = await fetch(`${b.url}/runs/${runId}?after=${first.events.at(-1)?.id ?? 0}`, {
       headers: user.headers,
     });

@@ -6,7 +6,7 @@ import {
 } from '@open-oracles/oracles-client-sdk';
 import { z } from 'zod';
 import { act, fireEvent, render, renderHook, screen, waitFor } from '@testing-library/react';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
 import { newSession, ORACLE_DID, providerFor, realWallet, startRealOracle } from './real-oracle.js';
 
@@ -126,6 +126,76 @@ describe('useChat with tool calls that wait for approval, against the real oracl
     await waitFor(() => expect(screen.getByTestId('status').textContent).toBe('ready'));
     expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
     expect(screen.getByText('[remember_fact: done]')).toBeTruthy();
+  });
+
+  it("after a reload, history alone draws the waiting call, before the run is re-joined, and its card's Approve decides it", async () => {
+    const wallet = await realWallet();
+    const sessionId = await newSession(app, wallet, 'history card');
+    const first = renderHook(() => useChat({ oracleDid: ORACLE_DID, sessionId, onPaymentRequiredError }), {
+      wrapper: providerFor(app, wallet),
+    });
+    await waitFor(() =>
+      expect(first.result.current.isConfigReady && !first.result.current.isLoading).toBe(true),
+    );
+    act(() => first.result.current.sendMessage('use remember_fact with {"content": "Keeps bees"}'));
+    await waitFor(() => expect(first.result.current.pendingApprovals).toHaveLength(1));
+    first.unmount();
+
+    // The reloaded page's look at the run (GET /sessions/:id/run) is held back: what it shows comes from history.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const heldRuns: string[] = [];
+    const realFetch = globalThis.fetch;
+    const spy = vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      if (new URL(url).pathname === `/sessions/${sessionId}/run` && (init?.method ?? 'GET') === 'GET') {
+        heldRuns.push(url);
+        await held;
+      }
+      return realFetch(input, init);
+    });
+    try {
+      let messages: IMessage[] = [];
+      function Chat() {
+        const chat = useChat({ oracleDid: ORACLE_DID, sessionId, onPaymentRequiredError });
+        messages = chat.messages;
+        return (
+          <div>
+            <p data-testid="status">{chat.status}</p>
+            {chat.messages.map((m) => (
+              <div key={m.id}>{renderMessageContent(m.content)}</div>
+            ))}
+          </div>
+        );
+      }
+      const Wrapper = providerFor(app, wallet);
+      render(
+        <Wrapper>
+          <Chat />
+        </Wrapper>,
+      );
+      const approve = await screen.findByRole('button', { name: 'Approve' });
+      expect(heldRuns).toHaveLength(1);
+      expect(screen.getByText(/remember_fact wants to run with \{"content":"Keeps bees"\}/)).toBeTruthy();
+      expect(messages.map((m) => m.type)).toEqual(['human', 'ai']);
+      expect(messages[1]?.isComplete).toBe(false);
+      fireEvent.click(approve);
+      await waitFor(() =>
+        expect(screen.getByRole('button', { name: 'Approve' })).toHaveProperty('disabled', true),
+      );
+      expect(screen.queryByText(/decided already/)).toBeNull();
+      release();
+      // The run, re-joined, rebuilds the answer in its place: one answer, the tool done.
+      await waitFor(() => expect(screen.getByText('[remember_fact: done]')).toBeTruthy());
+      await waitFor(() => expect(screen.getByTestId('status').textContent).toBe('ready'));
+      expect(messages.map((m) => m.type)).toEqual(['human', 'ai']);
+      // Nothing of history's snapshot is left on it (its calls, one of them waiting).
+      expect(messages[1]?.toolCalls?.map((c) => c.status) ?? []).not.toContain('awaiting_approval');
+      expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
+    } finally {
+      release();
+      spy.mockRestore();
+    }
   });
 
   it('a browser tool with needsApproval waits in pendingApprovals: denied, fn does not run and the agent reads why; approved, it runs', async () => {

@@ -176,13 +176,9 @@ export class ChatController {
     const turn = this.#newTurn(
       newTurnState({ runId: run.runId, requestId: run.requestId, pendingApprovals }),
     );
-    // Rebuild the answer from the run's first event: whatever history held of it is replaced.
-    this.store.upsert(run.requestId, (old) => ({
-      ...(old ?? {}),
-      id: run.requestId,
-      type: 'ai',
-      content: '',
-    }));
+    // Rebuild the answer from the run's first event: whatever history held of it (the answer so far of a run
+    // that waits for approval, complete with its calls) is replaced, in its place in the thread.
+    this.store.upsert(run.requestId, () => ({ id: run.requestId, type: 'ai', content: '' }));
     this.store.setRun({ ...INITIAL_RUN, runId: run.runId, requestId: run.requestId });
     this.store.setMeta({ status: 'streaming', sendMessageError: undefined });
     this.store.setTurnApprovals(pendingApprovals);

@@ -62,16 +62,23 @@ export function hasPart(content: MessageContent, id: string): boolean {
 
 /**
  * A history message as the SDK shows it: the text, then one part per stored tool call (a component for
- * `component` calls, an action for `action`, a tool call otherwise), as the reference SDK builds it.
+ * `component` calls, an action for `action`, a tool call otherwise), as the reference SDK builds it. The answer
+ * of a run that waits for its user's approval (a call `awaiting_approval`) is not complete, and its waiting
+ * call's part names the session and the turn, so that its approval card can decide it before the run is
+ * re-joined.
  */
-export function fromDto(dto: MessageDto): IMessage {
+export function fromDto(dto: MessageDto, sessionId?: string): IMessage {
+  let waiting = false;
   const components: IComponentMetadata[] = (dto.toolCalls ?? []).map((tc) => {
+    const awaiting = tc.status === 'awaiting_approval';
+    if (awaiting) waiting = true;
     const base = {
       id: tc.id,
       args: tc.args,
       status: tc.status ?? 'done',
       ...(tc.output !== undefined ? { output: tc.output } : {}),
       ...(tc.error !== undefined ? { error: tc.error } : {}),
+      ...(awaiting && sessionId !== undefined ? { sessionId, requestId: dto.id } : {}),
     } as const;
     switch (tc.kind) {
       case 'component':
@@ -91,7 +98,7 @@ export function fromDto(dto: MessageDto): IMessage {
     id: dto.id,
     type: dto.type,
     content: pack(dto.content === '' ? components : [dto.content, ...components]),
-    isComplete: true,
+    isComplete: !waiting,
   };
   if (dto.reasoning) message.reasoning = dto.reasoning;
   if (dto.toolCalls) message.toolCalls = dto.toolCalls;

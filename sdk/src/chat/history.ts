@@ -130,7 +130,11 @@ export class ChatHistory {
     const page = await fetchNewestPage(http, this.#sessionId, limit);
     if (stale()) return;
     const turn = live();
-    const merged = mergeHistory(store.getMessages(), page.messages.map(fromDto), turn);
+    const merged = mergeHistory(
+      store.getMessages(),
+      page.messages.map((m) => fromDto(m, this.#sessionId)),
+      turn,
+    );
     if (!merged.keptOlder) this.#prevCursor = page.prevCursor;
     store.replaceAll(merged.messages);
     this.#loaded = true;
@@ -148,7 +152,7 @@ export class ChatHistory {
     if (!this.#prevCursor) return;
     const page = await fetchOlderPage(http, this.#sessionId, this.#prevCursor, limit);
     this.#prevCursor = page.prevCursor;
-    this.#store.prepend(page.messages.map(fromDto));
+    this.#store.prepend(page.messages.map((m) => fromDto(m, this.#sessionId)));
     this.#store.setMeta({ hasOlderMessages: page.hasOlder });
     this.#store.flush();
   }

@@ -186,4 +186,48 @@ describe('fromDto (a history message)', () => {
   it('empty reasoning is left out', () => {
     expect('reasoning' in fromDto({ ...base, reasoning: '' })).toBe(false);
   });
+
+  it("the answer of a run that waits for approval is not complete, and its waiting call's part names the session and the turn", () => {
+    const done = { id: 'c1', name: 'recall_facts', kind: 'tool' as const, args: {}, status: 'done' as const };
+    const waiting = {
+      id: 'c2',
+      name: 'remember_fact',
+      kind: 'tool' as const,
+      args: { content: 'Keeps bees' },
+      status: 'awaiting_approval' as const,
+      expiresAt: '2026-11-29T04:00:00.000Z',
+    };
+    const m = fromDto({ ...base, toolCalls: [done, waiting] }, 's1');
+    expect(m.isComplete).toBe(false);
+    expect(m.content).toEqual([
+      'Answer',
+      {
+        name: 'recall_facts',
+        props: {
+          id: 'c1',
+          args: {},
+          status: 'done',
+          toolName: 'recall_facts',
+          kind: 'tool',
+          isToolCall: true,
+        },
+      },
+      {
+        name: 'remember_fact',
+        props: {
+          id: 'c2',
+          args: { content: 'Keeps bees' },
+          status: 'awaiting_approval',
+          sessionId: 's1',
+          requestId: 'r1',
+          toolName: 'remember_fact',
+          kind: 'tool',
+          isToolCall: true,
+        },
+      },
+    ]);
+    // Without a session (a caller that has none to give) the part is as stored.
+    const [, , part] = fromDto({ ...base, toolCalls: [done, waiting] }).content as unknown[];
+    expect(part).not.toHaveProperty('props.sessionId');
+  });
 });

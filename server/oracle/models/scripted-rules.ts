@@ -20,8 +20,9 @@ export interface ScriptedPlan {
 
 /**
  * One rule of the scripted model, as written in a rules file (YAML, `SCRIPTED_MODEL_RULES`). The first rule
- * whose `match` finds the user's last message decides the answer. Templates in `reply` and `replyAfterTool`:
- * `{{message}}`, `{{agentName}}`, `{{toolName}}`, `{{toolOutput}}`.
+ * whose `match` finds the user's last message decides the answer. Templates in `reply`, `replyAfterTool`,
+ * `replyAfterDenied` and the string values of `call.args`: `{{message}}`, `{{agentName}}`, `{{toolName}}`,
+ * `{{toolOutput}}`, `{{reason}}` (why the user declined the call) and `{{1}}`, `{{2}}`… (the groups of `match`).
  *
  * @example
  * - match: '\bweather\b'
@@ -39,6 +40,8 @@ export const ScriptedRule = z
     call: z.object({ tool: z.string().min(1), args: z.record(z.unknown()).default({}) }).optional(),
     reply: z.string().optional(),
     replyAfterTool: z.string().optional(),
+    /** The answer once the user declined the call (it needed their approval); else `replyAfterTool`. */
+    replyAfterDenied: z.string().optional(),
   })
   .strict();
 export type ScriptedRule = z.infer<typeof ScriptedRule>;
@@ -99,6 +102,17 @@ function readTurn(messages: ModelMessage[], tools: ModelTool[]): Turn {
   };
 }
 
+/** What a tool result says when its user declined the call: why, in the user's words where they gave some. */
+const DECLINED = /^Error: The user declined to run \S+ \((.*)\)\. Do not call it again/s;
+
+/** Why the user declined the call whose result is `content` ("reason: …", "no reason given"…), or undefined. */
+export function declinedReason(content: string): string | undefined {
+  const why = DECLINED.exec(content)?.[1];
+  if (why === undefined) return undefined;
+  const reason = /^reason: (.*)$/s.exec(why)?.[1];
+  return reason === undefined ? why : `reason: ${unfence(reason)}`;
+}
+
 function fill(template: string, turn: Turn, extra: Record<string, string> = {}): string {
   const last = turn.results[turn.results.length - 1];
   const values: Record<string, string> = {
@@ -106,14 +120,15 @@ function fill(template: string, turn: Turn, extra: Record<string, string> = {}):
     agentName: turn.agentName,
     toolName: last?.name ?? '',
     toolOutput: last?.content ?? '',
+    reason: (last && declinedReason(last.content)) ?? '',
     ...extra,
   };
   return template.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => values[key] ?? whole);
 }
 
-function afterTool(turn: Turn, template?: string): string {
+function afterTool(turn: Turn, template?: string, extra: Record<string, string> = {}): string {
   return turn.results.length > 0
-    ? fill(template ?? 'The tool {{toolName}} returned: {{toolOutput}}', turn)
+    ? fill(template ?? 'The tool {{toolName}} returned: {{toolOutput}}', turn, extra)
     : '';
 }
 
@@ -123,13 +138,25 @@ function compileFileRule(rule: ScriptedRule): CompiledRule {
     test: (turn) => pattern.test(turn.message),
     plan: (turn) => {
       const tool = rule.call && turn.tools.find((t) => t.name === rule.call?.tool);
+      // The groups of `match`, as {{1}}, {{2}}…
+      const groups: Record<string, string> = {};
+      pattern.exec(turn.message)?.forEach((group, i) => {
+        if (i > 0) groups[String(i)] = group ?? '';
+      });
+      const args = (values: Record<string, unknown>): Record<string, unknown> =>
+        Object.fromEntries(
+          Object.entries(values).map(([k, v]) => [k, typeof v === 'string' ? fill(v, turn, groups) : v]),
+        );
+      const last = turn.results[turn.results.length - 1];
+      const denied = last !== undefined && declinedReason(last.content) !== undefined;
+      const after = denied ? (rule.replyAfterDenied ?? rule.replyAfterTool) : rule.replyAfterTool;
       return {
         reasoning: rule.reasoning,
         component: rule.component,
-        call: tool && rule.call ? { id: '', name: tool.name, args: rule.call.args } : undefined,
+        call: tool && rule.call ? { id: '', name: tool.name, args: args(rule.call.args) } : undefined,
         reply:
-          afterTool(turn, rule.replyAfterTool) ||
-          fill(rule.reply ?? (tool ? `Calling ${tool.name}.` : 'OK.'), turn),
+          afterTool(turn, after, groups) ||
+          fill(rule.reply ?? (tool ? `Calling ${tool.name}.` : 'OK.'), turn, groups),
       };
     },
   };

@@ -212,8 +212,9 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOut
       const call = calls[index]!;
       if (signal.aborted) return { ...outcome, status: 'aborted' };
       const stored = await runCall(call, { step, calls, index });
-      if (signal.aborted && stored.status === 'denied') return { ...outcome, status: 'aborted' };
       outcome.toolCalls.push(stored);
+      // A call that waited when the turn was aborted stays in history, denied with reason `aborted`.
+      if (signal.aborted && stored.status === 'denied') return { ...outcome, status: 'aborted' };
       messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: toolMessageText(stored) });
     }
     return undefined;

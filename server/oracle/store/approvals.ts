@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { toStorableJson, toStorableText } from '../../../contracts/unsafe-text.js';
-import type { PendingApproval } from '../../../contracts/oracle.js';
+import type { MessageDto, PendingApproval, StoredToolCall } from '../../../contracts/oracle.js';
 import type { Database, OracleToolApprovalsTable } from '../../db/schema.js';
 
 export type ApprovalRow = Selectable<OracleToolApprovalsTable>;
@@ -128,5 +128,39 @@ export function toPendingApproval(row: ApprovalRow): PendingApproval {
     toolName: row.tool_name,
     args: row.args,
     expiresAt: row.expires_at.toISOString(),
+  };
+}
+
+/** What history reads of the turn's state saved with an approval (runtime/approval-gate.ts `ApprovalResume`). */
+interface SavedAnswer {
+  text?: string;
+  reasoning?: string;
+  toolCalls?: StoredToolCall[];
+}
+
+/**
+ * The answer of a run that waits for its user's approval, as history shows it until the turn ends: under the
+ * turn's request id (the stored answer's id), the text and calls so far (from the state saved with the newest
+ * pending call), then each waiting call with status `awaiting_approval` and its args as the model sent them.
+ * Without `isComplete`: it is not stored yet.
+ */
+export function toWaitingAnswer(requestId: string, pending: readonly ApprovalRow[]): MessageDto {
+  const saved = (pending.at(-1)?.resume ?? {}) as SavedAnswer;
+  const waiting = pending.map((row): StoredToolCall => ({
+    id: row.tool_call_id,
+    name: row.tool_name,
+    kind: 'tool',
+    args: row.args,
+    status: 'awaiting_approval',
+    expiresAt: row.expires_at.toISOString(),
+  }));
+  const ids = new Set(waiting.map((c) => c.id));
+  const toolCalls = [...(saved.toolCalls ?? []).filter((c) => !ids.has(c.id)), ...waiting];
+  return {
+    id: requestId,
+    type: 'ai',
+    content: saved.text ?? '',
+    ...(saved.reasoning ? { reasoning: saved.reasoning } : {}),
+    toolCalls,
   };
 }
