@@ -2,12 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import type { Request, Response, RequestHandler } from 'express';
 import type { Router } from 'express';
-import {
-  oracleContract,
-  type MessageDto,
-  type OracleRouteMetadata,
-  type Price,
-} from '../../../contracts/oracle.js';
+import { oracleContract, type OracleRouteMetadata, type Price } from '../../../contracts/oracle.js';
 import type { OracleServiceConfig } from '../config.js';
 import { AuthError } from '../auth/auth-error.js';
 import type { AuthContext } from '../auth/authenticate.js';
@@ -24,11 +19,12 @@ import type { DelegationStore } from '../store/delegations.js';
 import type { RoomStore } from '../store/rooms.js';
 import type { MessageStore } from '../store/messages.js';
 import { STORED_IN_FLIGHT, toRunInfo, type RunStore } from '../store/runs.js';
-import { toPendingApproval, toWaitingAnswer } from '../store/approvals.js';
+import { toPendingApproval } from '../store/approvals.js';
 import type { ApprovalGate } from '../runtime/approval-gate.js';
 import type { Admission } from '../limits/admission.js';
 import { toChatSession, type SessionStore } from '../store/sessions.js';
 import { openEventStream } from './event-stream.js';
+import { waitingAnswers } from './waiting-answers.js';
 import { notFound, OracleHttpError, roomNotFound, runNotFound } from '../oracle-http-error.js';
 import { oracleErrorHandler } from './oracle-error.js';
 
@@ -97,19 +93,6 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
     return role;
   };
 
-  /**
-   * The answers of the session's runs that wait for their user's approval (normally none, at most one), as
-   * history shows them until their turns end (store/approvals.ts `toWaitingAnswer`).
-   */
-  const waitingAnswers = async (sessionId: string): Promise<MessageDto[]> => {
-    const answers: MessageDto[] = [];
-    for (const run of await runs.inFlight(sessionId)) {
-      const pending = await svc.approvals.pendingOf(run.run_id);
-      if (pending.length > 0) answers.push(toWaitingAnswer(run.request_id, pending));
-    }
-    return answers;
-  };
-
   const impl = s.router(oracleContract, {
     config: ({ req }) =>
       Promise.resolve({
@@ -149,10 +132,9 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
 
     transcript: async ({ params, query, res }) => {
       await ownedSession(res, params.sessionId);
-      // The page first: a turn that ends in between shows in neither (the next read has it), never twice.
       const page = await messages.page(params.sessionId, query);
       if (page.hasNewer) return { status: 200, body: page };
-      const waiting = await waitingAnswers(params.sessionId);
+      const waiting = await waitingAnswers(runs, svc.approvals, params.sessionId);
       return {
         status: 200,
         body: waiting.length === 0 ? page : { ...page, messages: [...page.messages, ...waiting] },
@@ -161,9 +143,8 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
 
     history: async ({ params, res }) => {
       await ownedSession(res, params.sessionId);
-      // Stored first: a turn that ends in between shows in neither (the next read has it), never twice.
       const stored = await messages.all(params.sessionId);
-      const waiting = await waitingAnswers(params.sessionId);
+      const waiting = await waitingAnswers(runs, svc.approvals, params.sessionId);
       return { status: 200, body: { messages: [...stored, ...waiting] } };
     },
 
