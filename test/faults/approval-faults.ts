@@ -116,15 +116,22 @@ async function startTurn(
     endedAt: 0,
     requested: new Promise<string>((resolve) => (requested = resolve)),
   };
-  const r = await fetch(`${base(cluster, instance)}/messages/${sessionId}`, {
-    method: 'POST',
-    headers: { ...user.headers, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      message: `use ${APPROVAL_TOOL} with ${JSON.stringify({ content: fact })}`,
-      stream: true,
-    }),
-  });
-  if (!r.ok || !r.body) throw new Error(`${label}: POST /messages answered ${r.status}`);
+  // The documented 503 `unavailable` (a busy database pool on a loaded machine) is retried, as clients do.
+  let r: Response | undefined;
+  for (let attempt = 0; attempt < 20; attempt++) {
+    r = await fetch(`${base(cluster, instance)}/messages/${sessionId}`, {
+      method: 'POST',
+      headers: { ...user.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        message: `use ${APPROVAL_TOOL} with ${JSON.stringify({ content: fact })}`,
+        stream: true,
+      }),
+    });
+    if (r.status !== 503) break;
+    await r.body?.cancel();
+    await sleep(250);
+  }
+  if (!r?.ok || !r.body) throw new Error(`${label}: POST /messages answered ${r?.status}`);
   turn.runId = r.headers.get('x-run-id') ?? '';
   const first = readInto(turn, r.body, (event) => {
     if (event.event === 'tool_approval_requested')
@@ -140,21 +147,32 @@ async function decide(
   toolCallId: string,
   approve: boolean,
   reason: string | undefined,
-): Promise<{ status: number | string; code: string | undefined }> {
-  try {
-    const r = await fetch(
-      `${base(cluster, instance)}/sessions/${turn.sessionId}/tool-approvals/${toolCallId}`,
-      {
-        method: 'POST',
-        headers: { ...turn.user.headers, 'content-type': 'application/json' },
-        body: JSON.stringify(approve ? { approved: true } : { approved: false, reason }),
-        signal: AbortSignal.timeout(5000),
-      },
-    );
-    const text = await r.text();
-    return { status: r.status, code: /"code":"([^"]+)"/.exec(text)?.[1] };
-  } catch (err) {
-    return { status: err instanceof Error ? err.name : String(err), code: undefined };
+  retry503 = false,
+): Promise<{ status: number | string; code: string | undefined; retried: boolean }> {
+  let retried = false;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const r = await fetch(
+        `${base(cluster, instance)}/sessions/${turn.sessionId}/tool-approvals/${toolCallId}`,
+        {
+          method: 'POST',
+          headers: { ...turn.user.headers, 'content-type': 'application/json' },
+          body: JSON.stringify(approve ? { approved: true } : { approved: false, reason }),
+          signal: AbortSignal.timeout(5000),
+        },
+      );
+      const text = await r.text();
+      const code = /"code":"([^"]+)"/.exec(text)?.[1];
+      if (r.status === 503 && retry503 && attempt < 20) {
+        // Unavailable (the database too busy to answer): asked again, as a client would.
+        retried = true;
+        await sleep(250);
+        continue;
+      }
+      return { status: r.status, code, retried };
+    } catch (err) {
+      return { status: err instanceof Error ? err.name : String(err), code: undefined, retried };
+    }
   }
 }
 
@@ -306,6 +324,7 @@ export async function runApprovalPhase(
   const failures: string[] = [];
   const notes: string[] = [];
   // The race: two decisions at once, one on each instance, while both are up.
+  const phaseStarted = Date.now();
   const race = await startTurn(cluster, KILLED, 'race user', did);
   const started = await Promise.all(
     Array.from({ length: APPROVAL_USERS }, (_, i) => startTurn(cluster, KILLED, `user ${i}`, did)),
@@ -350,7 +369,10 @@ export async function runApprovalPhase(
     const d = decisions[i];
     const call = calls[i];
     if (!turn || !d || !call) return;
-    Object.assign(d, await decide(cluster, SURVIVOR, turn, call, d.approve, d.reason));
+    const answer = await decide(cluster, SURVIVOR, turn, call, d.approve, d.reason, true);
+    // A retried decision whose first try landed after all answers 409: the turn's check says which one won.
+    const landed = answer.retried && answer.status === 409 && answer.code === 'approval_already_decided';
+    Object.assign(d, { status: landed ? 200 : answer.status, code: answer.code });
   };
   const early = decisions.flatMap((d, i) => (d.early ? [post(i)] : []));
   const late: Promise<void>[] = [];
@@ -435,7 +457,7 @@ export async function runApprovalPhase(
     figure:
       `${decisions.length} pending approvals through the SIGKILL: ${approved} approved, ` +
       `${decisions.length - approved} denied on the survivor (${decidedBeforeTakeover} before it took the run over), all ended ` +
-      `≤ ${slowest} ms after the kill; racing decisions ${[...statuses].sort().join('/')}; restarted in ${restart} ms`,
+      `≤ ${slowest} ms after the kill; racing decisions ${[...statuses].sort().join('/')}; restarted in ${restart} ms; phase ${((Date.now() - phaseStarted) / 1000).toFixed(0)} s`,
     failures,
     notes,
   };
