@@ -29,6 +29,11 @@
 //      flow at the model's pace with 1,000 live?);
 //   4. a browser-tool round trip, one at a time: the message, `browser_tool_call` at the tab's socket, the
 //      tab's `tool_result`, the turn's `done`.
+// Last, once (issue 37): approval decision latency on one more oracle whose `remember_fact` waits for approval
+// (ORACLE_FEATURES=memory, ORACLE_TOOLS_NEED_APPROVAL=remember_fact; the others stay as they are): one turn at a
+// time calls it, and once its stream shows `tool_approval_requested` the client POSTs the decision (approve and
+// deny in turn); the figure is the time from that POST to the stream's next event (`tool_approval_decided`), p50
+// and p95 over BENCH_APPROVALS decisions (target p50 ≤ 50 ms). BENCH_ONLY=approvals measures only that.
 // The machine is noisy: medians over the rounds are reported, each round's value in brackets; a ratio is the
 // median of the per-round ratios. Targets (issue 23; reported, not enforced: see TARGETS): ≤ 35 µs of server
 // CPU per event saturated (≥ 0.2 × the baseline's events/s); 50 paced streams ≥ 0.95 × with stream p99 ≤ 1.2 ×
@@ -38,7 +43,8 @@
 // requests fail.
 // Environment: BENCH_ROUNDS (3), BENCH_WARMUP_S (3), BENCH_DURATION_S (8, per loaded phase), BENCH_SOLO_S (3,
 // per one-at-a-time phase), BENCH_STREAMS (50), BENCH_IDLE_STREAMS (1000; 0 skips), BENCH_IDLE_HOLD_S (3),
-// BENCH_MANY_STREAMS (1000; 0 skips; needs BENCH_PACE_MS > 0), BENCH_JSON_OUT,
+// BENCH_MANY_STREAMS (1000; 0 skips; needs BENCH_PACE_MS > 0), BENCH_APPROVALS (50; 0 skips), BENCH_ONLY
+// (`approvals`: only the approval decision latency), BENCH_JSON_OUT,
 // BENCH_MESSAGE (`hello`: the scripted model's default answer, 39 frames), BENCH_PACE_MS (15, the scripted
 // model's default pause between words: phase 2 is also measured at that pace, by a second oracle and a second
 // baseline that pause as long between `message` frames; 0 skips the paced phase),
@@ -52,7 +58,7 @@ import { writeFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Agent } from 'node:http';
+import { request as httpRequest, type Agent } from 'node:http';
 import { ed25519 } from '@ucanto/principal';
 import { io as connect, type Socket } from 'socket.io-client';
 import path from 'node:path';
@@ -89,6 +95,9 @@ const IDLE_HOLD_S = env('BENCH_IDLE_HOLD_S', 3);
 const MESSAGE = process.env['BENCH_MESSAGE'] ?? 'hello';
 /** The scripted model's pause between words, and the baseline's between `message` frames (0: none). */
 const PACE_MS = env('BENCH_PACE_MS', 15);
+/** Approval decisions measured (0 skips); BENCH_ONLY=approvals measures nothing else. */
+const APPROVALS = env('BENCH_APPROVALS', 50);
+const ONLY = process.env['BENCH_ONLY'];
 const PROFILE_DIR = process.env['BENCH_CPU_PROF_DIR'];
 const JSON_OUT = process.env['BENCH_JSON_OUT'];
 /** Issue 23's targets (reported, not enforced). */
@@ -103,6 +112,8 @@ const TARGETS = {
   idleCpuPercent: 1,
   idleHeapKb: 20,
   roundTripP50Ms: 3,
+  /** Issue 37. */
+  approvalDecisionP50Ms: 50,
 };
 
 /** The browser tool of the round trip: the scripted model calls it when asked to "use read_page_title". */
@@ -114,6 +125,12 @@ const READ_TITLE = {
 const TOOL_TURN = JSON.stringify({ message: 'use read_page_title', stream: true, tools: [READ_TITLE] });
 const CHAT_TURN = JSON.stringify({ message: MESSAGE, stream: true });
 const PAGE = { title: 'Bench page' };
+/** The server tool whose calls wait for approval on the approvals oracle. */
+const APPROVAL_TOOL = 'remember_fact';
+const APPROVAL_TURN = JSON.stringify({
+  message: `use ${APPROVAL_TOOL} with {"content": "Bench fact"}`,
+  stream: true,
+});
 
 type Role = 'baseline' | 'oracle';
 
@@ -151,6 +168,10 @@ async function runOracle(): Promise<void> {
     REDIS_URL: process.env['BENCH_REDIS_URL'] ?? '',
     // The pool of the oracle's PostgreSQL (BENCH_DATABASE_URL): DB_POOL_SIZE as the server reads it.
     DB_POOL_SIZE: process.env['DB_POOL_SIZE'] ?? '10',
+    // The approvals oracle only: a server tool that waits for its user (the others' turns stay as they were).
+    ...(process.argv.includes('--approvals')
+      ? { ORACLE_FEATURES: 'memory', ORACLE_TOOLS_NEED_APPROVAL: APPROVAL_TOOL }
+      : {}),
   });
   const url = process.env['BENCH_DATABASE_URL'];
   const schema = process.env['BENCH_DB_SCHEMA'];
@@ -182,9 +203,14 @@ function paceOf(): number {
   return at === -1 ? 0 : Number(process.argv[at + 1]);
 }
 
-function spawnRole(role: Role, pace: number, recording?: TurnRecording): Promise<Target> {
+function spawnRole(
+  role: Role,
+  pace: number,
+  recording?: TurnRecording,
+  extraArgs: string[] = [],
+): Promise<Target> {
   const profile = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
-  const child = fork(fileURLToPath(import.meta.url), ['--role', role, '--pace', String(pace)], {
+  const child = fork(fileURLToPath(import.meta.url), ['--role', role, '--pace', String(pace), ...extraArgs], {
     execArgv: [...process.execArgv, '--expose-gc', ...profile],
   });
   if (recording) child.send({ recording });
@@ -486,6 +512,128 @@ async function roundTrips(t: Target, client: Client, seconds: number, frames: nu
     tab.close();
   }
   return { latencies: sorted(latencies), errors, toTab: sorted(toTab), back: sorted(back) };
+}
+
+/** A JSON POST over the target's agent; resolves with the status. */
+function postJson(
+  t: Target,
+  urlPath: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<number> {
+  const { hostname, port } = new URL(t.url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        agent: t.agent,
+        hostname,
+        port,
+        method: 'POST',
+        path: urlPath,
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+        },
+      },
+      (res) => {
+        res.resume();
+        res.once('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.once('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * One approval turn at a time (issue 37): the model calls APPROVAL_TOOL, the stream shows
+ * `tool_approval_requested`, the client POSTs the decision (approve and deny in turn); the latency is the time
+ * from that POST to the stream's next event, which must be `tool_approval_decided`. The turn must end finished.
+ */
+async function approvalDecisions(t: Target, client: Client, count: number): Promise<Solo> {
+  freshAgent(t);
+  const latencies: number[] = [];
+  const errors: string[] = [];
+  for (let i = 0; i < count && errors.length <= 100; i++) {
+    let postedAt = NaN;
+    let next: { event: string; at: number } | undefined;
+    let decided: Promise<number> | undefined;
+    const body = JSON.stringify(i % 2 === 0 ? { approved: true } : { approved: false, reason: 'bench' });
+    const o = await readStream({
+      agent: t.agent,
+      url: t.url,
+      method: 'POST',
+      path: `/messages/${client.sessionId}`,
+      headers: client.headers,
+      body: APPROVAL_TURN,
+      onFrame: (frame) => {
+        if (frame.event === 'tool_approval_requested' && decided === undefined) {
+          const toolCallId = /"toolCallId":"([^"]+)"/.exec(frame.raw)?.[1] ?? '';
+          postedAt = performance.now();
+          decided = postJson(
+            t,
+            `/sessions/${client.sessionId}/tool-approvals/${toolCallId}`,
+            client.headers,
+            body,
+          );
+        } else if (decided !== undefined && next === undefined) {
+          next = { event: frame.event, at: performance.now() };
+        }
+      },
+    });
+    const status = await decided?.catch((err: unknown) => String(err));
+    const failed =
+      o.error ??
+      (!o.done?.includes('"status":"finished"') ? `ended ${o.done ?? 'without done'}` : undefined) ??
+      (status !== 200 ? `the decision answered ${status ?? 'nothing (no approval asked)'}` : undefined) ??
+      (next?.event !== 'tool_approval_decided'
+        ? `the event after the decision was ${next?.event}`
+        : undefined);
+    if (failed) errors.push(failed);
+    else if (next) latencies.push(next.at - postedAt);
+  }
+  return { latencies: sorted(latencies), errors };
+}
+
+/** Spawns the approvals oracle, measures BENCH_APPROVALS decisions (after 5 unmeasured), and stops it. */
+async function measureApprovals(running: Target[]): Promise<Solo> {
+  const oracle = await spawnRole('oracle', 0, undefined, ['--approvals']);
+  running.push(oracle);
+  const { did } = (await (await fetch(`${oracle.url}/config`)).json()) as { did: string };
+  const client = await newClient(oracle.url, did);
+  const warm = await approvalDecisions(oracle, client, 5);
+  const result = await approvalDecisions(oracle, client, APPROVALS);
+  return { latencies: result.latencies, errors: [...warm.errors, ...result.errors] };
+}
+
+/** The approval figures: p50 (issue 37's target) and p95. */
+function approvalFigures(solo: Solo): Figure[] {
+  const p50 = p(solo.latencies, 50);
+  const p95 = p(solo.latencies, 95);
+  console.log(
+    `\n5. Approval decision → next event, one at a time (${solo.latencies.length} decisions, one oracle)`,
+  );
+  console.log(
+    `${verdict(p50 <= TARGETS.approvalDecisionP50Ms)} oracle: approval decision latency p50: ${p50.toFixed(3)} ms ` +
+      `(target ≤ ${TARGETS.approvalDecisionP50Ms}); p95 ${p95.toFixed(3)} ms`,
+  );
+  return [
+    {
+      id: 'oracle.approvalDecision.p50',
+      label: 'oracle: approval decision latency p50',
+      value: p50,
+      unit: 'ms',
+      better: 'lower',
+    },
+    {
+      id: 'oracle.approvalDecision.p95',
+      label: 'oracle: approval decision latency p95',
+      value: p95,
+      unit: 'ms',
+      better: 'lower',
+    },
+  ];
 }
 
 interface Idle {
@@ -844,10 +992,13 @@ async function main(): Promise<void> {
   execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts/build-server.js')], { stdio: 'ignore' });
   const benchUrl = process.env['BENCH_DATABASE_URL'];
   console.log(
-    `oracle bench: ${STREAMS} concurrent streams, message "${MESSAGE}", ${WARMUP_S}s warm-up, ${ROUNDS} ` +
-      `rounds of ${DURATION_S}s loaded and ${SOLO_S}s one-at-a-time phases, ${IDLE_STREAMS} idle streams; ` +
-      `oracle database: ${benchUrl ? 'PostgreSQL (BENCH_DATABASE_URL)' : 'PGlite in memory'}, run events: ` +
-      `${process.env['BENCH_REDIS_URL'] ? 'Redis (BENCH_REDIS_URL)' : 'in process'}`,
+    ONLY === 'approvals'
+      ? `oracle bench, approvals only: ${APPROVALS} decisions, one at a time; oracle database: ` +
+          `${benchUrl ? 'PostgreSQL (BENCH_DATABASE_URL)' : 'PGlite in memory'}`
+      : `oracle bench: ${STREAMS} concurrent streams, message "${MESSAGE}", ${WARMUP_S}s warm-up, ${ROUNDS} ` +
+          `rounds of ${DURATION_S}s loaded and ${SOLO_S}s one-at-a-time phases, ${IDLE_STREAMS} idle streams; ` +
+          `oracle database: ${benchUrl ? 'PostgreSQL (BENCH_DATABASE_URL)' : 'PGlite in memory'}, run events: ` +
+          `${process.env['BENCH_REDIS_URL'] ? 'Redis (BENCH_REDIS_URL)' : 'in process'}`,
   );
   // On PostgreSQL, a schema of this run's own, dropped at the end.
   const schema = benchUrl ? `bench_${randomBytes(4).toString('hex')}` : undefined;
@@ -857,6 +1008,24 @@ async function main(): Promise<void> {
   }
   const running: Target[] = [];
   let failed = false;
+  if (ONLY === 'approvals') {
+    try {
+      const solo = await measureApprovals(running);
+      const figures = approvalFigures(solo);
+      if (JSON_OUT) await writeFile(JSON_OUT, `${JSON.stringify({ bench: 'oracle', figures }, null, 2)}\n`);
+      console.log(
+        solo.errors.length === 0 ? '\nno failed requests' : `\n${solo.errors.length} failed requests:`,
+      );
+      for (const e of [...new Set(solo.errors)].slice(0, 10)) console.log(`  ${e}`);
+      failed = solo.errors.length > 0;
+    } finally {
+      await stopChildren(running.map(({ child }) => child));
+      if (benchUrl && schema) await adminQuery(benchUrl, `drop schema if exists ${schema} cascade`);
+    }
+    if (failed) process.exitCode = 1;
+    return;
+  }
+  if (ONLY !== undefined) throw new Error(`BENCH_ONLY=${ONLY}: only \`approvals\` is known`);
   try {
     const oracle = await spawnRole('oracle', 0);
     running.push(oracle);
@@ -961,12 +1130,18 @@ async function main(): Promise<void> {
       printRound(i, r);
       rounds.push(r);
     }
+    const approvals = APPROVALS > 0 ? await measureApprovals(running) : undefined;
     // The deployment column: on PostgreSQL + Redis the figures are kept apart from the embedded defaults'.
     const onServers = Boolean(process.env['BENCH_DATABASE_URL'] && process.env['BENCH_REDIS_URL']);
-    const figures = report(rounds, idles, frames).map((f) =>
-      onServers
-        ? { ...f, id: f.id.replace(/^oracle\./, 'oracle-pg-redis.'), label: `PostgreSQL + Redis: ${f.label}` }
-        : f,
+    const figures = [...report(rounds, idles, frames), ...(approvals ? approvalFigures(approvals) : [])].map(
+      (f) =>
+        onServers
+          ? {
+              ...f,
+              id: f.id.replace(/^oracle\./, 'oracle-pg-redis.'),
+              label: `PostgreSQL + Redis: ${f.label}`,
+            }
+          : f,
     );
     if (JSON_OUT) await writeFile(JSON_OUT, `${JSON.stringify({ bench: 'oracle', figures }, null, 2)}\n`);
 
@@ -981,6 +1156,7 @@ async function main(): Promise<void> {
         ]),
       ),
       ...Object.values(idles).flatMap((x) => x.errors),
+      ...(approvals?.errors ?? []),
     ];
     console.log(errors.length === 0 ? '\nno failed requests' : `\n${errors.length} failed requests:`);
     for (const e of [...new Set(errors)].slice(0, 10)) console.log(`  ${e}`);

@@ -6,7 +6,7 @@
  * browser-tool turns answered by their tab's socket. One fault a phase: Redis killed and restarted,
  * PostgreSQL paused (SIGSTOP) for 5 s, PostgreSQL stopped and restarted, SIGKILL of an instance running turns,
  * SIGTERM (drain) of an instance while it streams, a tab's socket dropped while its browser tool call is
- * pending. Each turn is checked: it ends (`done`), re-joining through `GET /runs/:runId?after=N` on any
+ * pending, SIGKILL of the instance whose turns wait for their users' approval (approval-faults.ts). Each turn is checked: it ends (`done`), re-joining through `GET /runs/:runId?after=N` on any
  * instance when its stream drops; the text the client assembled is the answer stored in history; no 5xx
  * other than a draining instance's 503s and the documented 503 `unavailable` while a dependency is down;
  * a vanished tab's tool ends as a tool error within the tool timeout; recovery within 2 s of a dependency's
@@ -22,14 +22,15 @@ import { newUser, type OracleUser } from '../oracle/helpers/oracle-client.js';
 import { newOracleKey } from '../oracle/helpers/oracle-app.js';
 import { connectSocket, type TestSocket } from '../oracle/helpers/socket-client.js';
 import { assembledText, readSse, type SseEvent } from '../oracle/helpers/sse.js';
+import { APPROVAL_TOOL, runApprovalPhase } from './approval-faults.js';
 import { startPrivatePostgres } from './private-postgres.js';
 import { ServerProcess } from './server-process.js';
 
-/** `--agent-phases=redis,pause,stop,kill,term,tab` runs only those phases (all by default). */
+/** `--agent-phases=redis,pause,stop,kill,term,tab,approvals` runs only those phases (all by default). */
 const PHASES = new Set(
   (
     process.argv.find((a) => a.startsWith('--agent-phases='))?.slice('--agent-phases='.length) ??
-    'redis,pause,stop,kill,term,tab'
+    'redis,pause,stop,kill,term,tab,approvals'
   ).split(','),
 );
 const CHAT_USERS = Number(process.env['FAULTS_AGENT_USERS'] ?? 20);
@@ -150,7 +151,7 @@ export interface AgentResult {
   summary: string;
 }
 
-class Cluster {
+export class Cluster {
   readonly instances: ServerProcess[] = [];
   /** When each instance was last told to stop (SIGTERM): its 503s from then on are a drain's. */
   readonly drainingSince: (number | undefined)[] = [];
@@ -520,6 +521,9 @@ export async function runAgentFaults(work: string, log: NodeJS.WritableStream): 
           ORACLE_TOOL_TIMEOUT_MS: String(TOOL_TIMEOUT_MS),
           ORACLE_TURNS_PER_MINUTE: '0',
           ORACLE_MAX_CONCURRENT_RUNS: '0',
+          // The approvals phase: the memory plugin's tool waits for its user's decision.
+          ORACLE_FEATURES: 'memory',
+          ORACLE_TOOLS_NEED_APPROVAL: APPROVAL_TOOL,
           DATA_DIR: path.join(work, `agent-${name}`),
           LOG_LEVEL: 'warn',
           DRAIN_TIMEOUT_MS: String(DRAIN_TIMEOUT_MS),
@@ -657,6 +661,18 @@ export async function runAgentFaults(work: string, log: NodeJS.WritableStream): 
       await sleep(TOOL_TIMEOUT_MS + 2500);
       load.dropTabs = false;
       phase.backAt = Date.now();
+      await sleep(1500);
+    }
+    if (PHASES.has('approvals')) {
+      const phase = begin('approvals SIGKILL', false);
+      await sleep(500);
+      const result = await runApprovalPhase(cluster, config.did, postgres.url, () => {
+        phase.faultAt = Date.now();
+      });
+      failures.push(...result.failures);
+      notes.push(...result.notes);
+      phase.backAt = Date.now();
+      phase.figure = result.figure;
       await sleep(1500);
     }
     load.phase = 'end';

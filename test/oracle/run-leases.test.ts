@@ -195,7 +195,10 @@ describe('the lease timers (steps 1, 2 and 4)', () => {
   it('a sweep each half lease; stop() ends every timer and claims nothing more', async () => {
     const { clock, store, recovery, settle } = setup();
     await recovery.start();
-    clock.tick(3000);
+    // Each sweep ends before the next one is due (one runs at a time).
+    clock.tick(1500);
+    await settle();
+    clock.tick(1500);
     await settle();
     expect(store.claims).toHaveLength(3);
     recovery.stop();
@@ -213,6 +216,36 @@ describe('a claimed run (steps 5 to 7)', () => {
     await recovery.recover(false);
     expect(store.markedRunning).toEqual(['run_here']);
     expect([executed, finished]).toEqual([[], []]);
+  });
+
+  it('a run a sweep is still taking in is renewed meanwhile and not resumed again by the next sweep (regression: two sweeps resumed one run twice)', async () => {
+    let release = (): void => undefined;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    // Taking the run in waits on the database (here: reading its approvals) for longer than a sweep period.
+    const { clock, store, recovery, executed, resumed, settle } = setup({
+      approvalsOf: () => slow.then(() => []),
+    });
+    await recovery.start();
+    const claimed = row('run_slow', { attempt: 2 });
+    store.claimable = [claimed];
+    clock.tick(1500);
+    await settle();
+    expect(store.claims).toHaveLength(2);
+    const renewedBefore = store.renewals.length;
+    // The store offers it again, as the database does once a lease nobody renewed has run out.
+    store.claimable = [{ ...claimed, attempt: 3 }];
+    clock.tick(3000);
+    await settle();
+    const renewals = store.renewals.slice(renewedBefore);
+    expect(renewals).toHaveLength(3);
+    expect(renewals.every((ids) => ids.includes('run_slow'))).toBe(true);
+    expect(store.claims).toHaveLength(2);
+    release();
+    await settle();
+    await settle();
+    expect(executed.map((e) => e.runId)).toEqual(['run_slow']);
+    expect(resumed).toEqual(['run_slow']);
+    recovery.stop();
   });
 
   it('one that had started a tool is ended interrupted with its answer so far, never executed again', async () => {

@@ -18,7 +18,9 @@ import type { ApprovalRow } from '../store/approvals.js';
  * 3. At shutdown it lets its runs go: `recovering`, lease expired (run-manager.ts, `close`).
  * 4. Every half lease ({@link sweepEveryMs}), with a shared database, each instance claims the runs in flight
  *    whose lease ran out, atomically (two never claim the same run); with a database of its own, the instance
- *    claims every run in flight once, when it starts.
+ *    claims every run in flight once, when it starts. One sweep at a time: the runs a sweep claimed are renewed
+ *    with the ones executed here until it has taken them in, so no sweep (here or elsewhere) claims one again
+ *    meanwhile and resumes it a second time.
  * 5. A claimed run this instance executes itself (its renewals came late) goes on here, marked running again.
  * 6. A claimed run that waits for its user's approval of a tool call (or was decided, and nothing ran since) is
  *    taken over at that call: the turn goes on from the state recorded with the approval ({@link resumePoint}).
@@ -83,6 +85,10 @@ export class RunRecovery {
   readonly #host: RecoveryHost;
   readonly #clock: Clock;
   readonly #timers: (() => void)[] = [];
+  /** Runs the sweep in progress claimed and has not taken in yet (step 4: renewed with the active ones). */
+  readonly #claimed = new Set<string>();
+  /** The sweep in progress: a timer that fires meanwhile starts none. */
+  #sweep: Promise<void> | undefined;
   #stopped = false;
 
   constructor(options: RecoveryOptions, host: RecoveryHost) {
@@ -95,7 +101,9 @@ export class RunRecovery {
   async start(): Promise<void> {
     const { runs, instanceId, leaseMs, exclusiveDatabase } = this.#options;
     const active = this.#host.active;
-    this.#every(renewEveryMs(leaseMs), () => runs.renew(instanceId, [...active.keys()], leaseMs));
+    this.#every(renewEveryMs(leaseMs), () =>
+      runs.renew(instanceId, [...active.keys(), ...this.#claimed], leaseMs),
+    );
     this.#every(this.#options.checkpointMs ?? 1000, () => checkpointAll(this.#options, active.values()));
     if (!exclusiveDatabase) this.#every(sweepEveryMs(leaseMs), () => this.recover(false));
     await this.recover(exclusiveDatabase);
@@ -107,15 +115,32 @@ export class RunRecovery {
     for (const stop of this.#timers.splice(0)) stop();
   }
 
-  /** Step 4: claims runs whose instance is gone (every run in flight when `all`), then steps 5 to 7. */
-  async recover(all: boolean): Promise<void> {
-    if (this.#stopped) return;
+  /**
+   * Step 4: claims runs whose instance is gone (every run in flight when `all`), then steps 5 to 7. While a sweep
+   * is in progress, this is that sweep.
+   */
+  recover(all: boolean): Promise<void> {
+    if (this.#stopped) return Promise.resolve();
+    this.#sweep ??= this.#claim(all).finally(() => {
+      this.#sweep = undefined;
+    });
+    return this.#sweep;
+  }
+
+  async #claim(all: boolean): Promise<void> {
     const { runs, instanceId, leaseMs } = this.#options;
     const rows = await runs.claimOrphans(instanceId, leaseMs, CLAIM_BATCH, all);
-    for (const row of rows) {
-      // Step 5: the claim renewed the lease; the run goes on here, not resumed or cut off a second time.
-      if (this.#host.active.has(row.run_id)) await runs.markRunning(row.run_id, instanceId);
-      else await this.#resume(row);
+    for (const row of rows) this.#claimed.add(row.run_id);
+    try {
+      for (const row of rows) {
+        // Step 5: the claim renewed the lease; the run goes on here, not resumed or cut off a second time.
+        if (this.#host.active.has(row.run_id)) await runs.markRunning(row.run_id, instanceId);
+        else await this.#resume(row);
+        this.#claimed.delete(row.run_id);
+      }
+    } finally {
+      // A run left unresumed by a failure is renewed no more: its lease runs out and a later sweep takes it.
+      this.#claimed.clear();
     }
   }
 
