@@ -3,19 +3,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   QueryClient as ClaimsClient,
   type QueryParamsResponse as ClaimsParamsResponse,
-} from '../../generated/proto/ixo/claims/v1beta1/query.js';
+} from '../../../generated/proto/ixo/claims/v1beta1/query.js';
 import {
   QueryClient as EntityClient,
   type QueryEntityMetadataResponse,
-} from '../../generated/proto/ixo/entity/v1beta1/query.js';
+} from '../../../generated/proto/ixo/entity/v1beta1/query.js';
 import {
   QueryClient as TokenClient,
   type QueryParamsResponse as TokenParamsResponse,
   type QueryTokenListResponse,
-} from '../../generated/proto/ixo/token/v1beta1/query.js';
-import { startFixtureNode, type FixtureNode } from '../../server/chain/fixture-node/fixture-node.js';
-import { INVALID_REQUEST_MESSAGE } from '../../server/chain/fixture-node/query-handlers.js';
-import { TEST_PUBLIC_BASE_URL } from './gateway-harness.js';
+} from '../../../generated/proto/ixo/token/v1beta1/query.js';
+import { startFixtureNode, type FixtureNode } from '../../../server/chain/fixture-node/fixture-node.js';
+import { INVALID_REQUEST_MESSAGE } from '../../../server/chain/fixture-node/query-handlers.js';
+import { TEST_PUBLIC_BASE_URL } from '../gateway-harness.js';
 
 // The fixture node spoken to directly with the generated grpc-js clients, as any chain client would.
 let node: FixtureNode;

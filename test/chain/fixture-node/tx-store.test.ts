@@ -2,13 +2,13 @@
 // BroadcastTx that executes bank sends without checking signatures.
 import { status as Status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MsgSend } from '../../generated/proto/cosmos/bank/v1beta1/tx.js';
-import { TxRaw } from '../../generated/proto/cosmos/tx/v1beta1/tx.js';
-import { createChainGrpcClient, type ChainGrpcClient } from '../../server/chain-node/grpc-client.js';
-import { startFixtureNode, type FixtureNode } from '../../server/chain/fixture-node/fixture-node.js';
-import { FIXTURE_START_BALANCE, txHashOf } from '../../server/chain/fixture-node/tx-store.js';
-import { createTxQueryClient, type TxQueryClient } from '../../server/chain-node/tx-query-client.js';
-import { sendTxBytes } from '../helpers/chain-tx.js';
+import { MsgSend } from '../../../generated/proto/cosmos/bank/v1beta1/tx.js';
+import { TxRaw } from '../../../generated/proto/cosmos/tx/v1beta1/tx.js';
+import { createChainGrpcClient, type ChainGrpcClient } from '../../../server/chain-node/grpc-client.js';
+import { startFixtureNode, type FixtureNode } from '../../../server/chain/fixture-node/fixture-node.js';
+import { FIXTURE_START_BALANCE, txHashOf } from '../../../server/chain/fixture-node/tx-store.js';
+import { createTxQueryClient, type TxQueryClient } from '../../../server/chain-node/tx-query-client.js';
+import { sendTxBytes } from '../../helpers/chain-tx.js';
 
 let node: FixtureNode;
 let chain: ChainGrpcClient;
