@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { formatZodIssues, zodIssueLines } from '../../server/http/zod-issues.js';
+import { formatZodIssues, zodIssueLines } from '../../../server/http/zod-issues.js';
 
 // The one zod-issue formatter (server/http/zod-issues.ts) behind every message of the server that names what
 // failed validation: chain InvalidArgument, oracle 400s, tool arguments, plugin manifests, rules files.

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expressUrl } from '../../server/http/fast-path.js';
+import { expressUrl } from '../../../server/http/fast-path.js';
 
 // The fast path's Express-compatible pieces (server/http/fast-path.ts), each held to Express itself. The
 // routes that use them hold their answers to their Express routes' byte for byte (test/ussd/direct-route,

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { migrateToLatest, openDb } from '../../server/db/index.js';
-import { migrations } from '../../server/db/migrations/index.js';
-import { openTestDb, startTestPglite } from '../helpers/db.js';
+import { migrateToLatest, openDb } from '../../../server/db/index.js';
+import { migrations } from '../../../server/db/migrations/index.js';
+import { openTestDb, startTestPglite } from '../../helpers/db.js';
 
 const databaseUrl = process.env['DATABASE_URL'];
 

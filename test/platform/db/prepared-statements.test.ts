@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../../server/db/index.js';
-import { createThrowawayDatabase, startTestPglite, TEST_DATABASE_URL } from '../helpers/db.js';
+import { openDb, type Db } from '../../../server/db/index.js';
+import { createThrowawayDatabase, startTestPglite, TEST_DATABASE_URL } from '../../helpers/db.js';
 
 // Db.prepared: the dial's account lookup runs as a named prepared statement on PostgreSQL (issue 23, USSD in
 // production). The same call must give the same rows on both databases, bind new values on each call, and leave

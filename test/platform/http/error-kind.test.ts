@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clientErrorStatus, errorKindOf, type ErrorKind } from '../../server/http/error-kind.js';
-import { StoreTimeoutError } from '../../server/with-timeout.js';
+import { clientErrorStatus, errorKindOf, type ErrorKind } from '../../../server/http/error-kind.js';
+import { StoreTimeoutError } from '../../../server/with-timeout.js';
 
 // The one table every part's error mapper reads the kind of a foreign error from (server/http/error-kind.ts).
 

@@ -1,11 +1,11 @@
 import type { CompiledQuery } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { USSD_UNAVAILABLE_REPLY } from '../../contracts/ussd.js';
-import { migrateToLatest, openDb } from '../../server/db/index.js';
-import { startTestApp } from '../helpers/app.js';
-import { createThrowawayDatabase, TEST_DATABASE_URL } from '../helpers/db.js';
-import { ussdBody } from '../helpers/ussd-dialog.js';
-import { startStallProxy, throughProxy } from '../helpers/stall-proxy.js';
+import { USSD_UNAVAILABLE_REPLY } from '../../../contracts/ussd.js';
+import { migrateToLatest, openDb } from '../../../server/db/index.js';
+import { startTestApp } from '../../helpers/app.js';
+import { createThrowawayDatabase, TEST_DATABASE_URL } from '../../helpers/db.js';
+import { ussdBody } from '../../helpers/ussd-dialog.js';
+import { startStallProxy, throughProxy } from '../../helpers/stall-proxy.js';
 
 // Issue 16 item 3, regressions of "PostgreSQL paused for 15 s: requests waited the pool's full 5 s acquire
 // timeout each, and requests already holding a connection hung for the whole pause (no statement timeout; the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runMiddleware, type Middleware } from '../../server/http/run-middleware.js';
+import { runMiddleware, type Middleware } from '../../../server/http/run-middleware.js';
 
 // The one middleware runner (server/http/run-middleware.ts): the USSD session route's direct path and the
 // oracle's authenticated routes run their chains with it, in order, stopping at the first error.
