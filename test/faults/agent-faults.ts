@@ -18,10 +18,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { longText } from '../../server/oracle/models/scripted-rules.js';
 import { freePort, startPrivateRedis } from '../helpers/private-redis.js';
-import { newUser, type OracleUser } from '../oracle/helpers/oracle-client.js';
-import { newOracleKey } from '../oracle/helpers/oracle-app.js';
-import { connectSocket, type TestSocket } from '../oracle/helpers/socket-client.js';
-import { assembledText, readSse, type SseEvent } from '../oracle/helpers/sse.js';
+import { newUser, type OracleUser } from '../helpers/oracle/oracle-client.js';
+import { newOracleKey } from '../helpers/oracle/oracle-app.js';
+import { connectSocket, type TestSocket } from '../helpers/oracle/socket-client.js';
+import { assembledText, readSse, type SseEvent } from '../helpers/oracle/sse.js';
 import { startPrivatePostgres } from './private-postgres.js';
 import { ServerProcess } from './server-process.js';
 

@@ -15,7 +15,7 @@ import {
 } from '../../../generated/proto/ixo/token/v1beta1/query.js';
 import { startFixtureNode, type FixtureNode } from '../../../server/chain/fixture-node/fixture-node.js';
 import { INVALID_REQUEST_MESSAGE } from '../../../server/chain/fixture-node/query-handlers.js';
-import { TEST_PUBLIC_BASE_URL } from '../gateway-harness.js';
+import { TEST_PUBLIC_BASE_URL } from '../../helpers/chain/gateway-harness.js';
 
 // The fixture node spoken to directly with the generated grpc-js clients, as any chain client would.
 let node: FixtureNode;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OFFSET_AND_KEY_MESSAGE } from '../../../server/chain/fixture-node/paginate.js';
-import { startGateway, type Gateway } from '../gateway-harness.js';
+import { startGateway, type Gateway } from '../../helpers/chain/gateway-harness.js';
 
 interface ClaimPage {
   claims: { claim_id: string }[];

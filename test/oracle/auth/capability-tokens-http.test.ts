@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORACLE_CAPABILITIES } from '../../../contracts/oracle.js';
 import { mintToken } from '../../../server/oracle/auth/mint.js';
 import { oracleCanIssue } from '../../../server/oracle/auth/token-verifier.js';
-import { FIXTURE_USER_DID, fixtureUser } from '../helpers/fixture-user.js';
-import { newUser, oracleApi, type OracleUser } from '../helpers/oracle-client.js';
-import { startOracleApp, type OracleApp } from '../helpers/oracle-app.js';
+import { FIXTURE_USER_DID, fixtureUser } from '../../helpers/oracle/fixture-user.js';
+import { newUser, oracleApi, type OracleUser } from '../../helpers/oracle/oracle-client.js';
+import { startOracleApp, type OracleApp } from '../../helpers/oracle/oracle-app.js';
 
 let app: OracleApp;
 let alice: OracleUser;

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ORACLE_CAPABILITIES } from '../../../contracts/oracle.js';
 import { mintToken } from '../../../server/oracle/auth/mint.js';
-import { newUser, type OracleUser } from '../helpers/oracle-client.js';
-import { startOracleApp, type OracleApp } from '../helpers/oracle-app.js';
+import { newUser, type OracleUser } from '../../helpers/oracle/oracle-client.js';
+import { startOracleApp, type OracleApp } from '../../helpers/oracle/oracle-app.js';
 
 // Regression test for issue 26: a verified token kept in the verifier's cache past its own expiry. The
 // "expired token" tests of auth.test.ts only use tokens that were never cached; here each token is first

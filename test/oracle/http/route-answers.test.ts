@@ -3,9 +3,9 @@
 // a run that is not there (run_not_found), an unknown model (refused before anything is written), and a
 // Last-Event-ID that is not a whole number of at most 16 digits (ignored: the replay starts at the beginning).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newUser, oracleApi, type OracleUser } from '../helpers/oracle-client.js';
-import { startOracleApp, type OracleApp } from '../helpers/oracle-app.js';
-import { readSse } from '../helpers/sse.js';
+import { newUser, oracleApi, type OracleUser } from '../../helpers/oracle/oracle-client.js';
+import { startOracleApp, type OracleApp } from '../../helpers/oracle/oracle-app.js';
+import { readSse } from '../../helpers/oracle/sse.js';
 
 describe('oracle route answers', () => {
   let app: OracleApp;

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatSession, TranscriptPage } from '../../../contracts/oracle.js';
 import { OracleError } from '../../../contracts/errors.js';
 import { mintToken } from '../../../server/oracle/auth/mint.js';
-import { newUser, oracleApi, type OracleUser } from '../helpers/oracle-client.js';
-import { startOracleApp, type OracleApp } from '../helpers/oracle-app.js';
+import { newUser, oracleApi, type OracleUser } from '../../helpers/oracle/oracle-client.js';
+import { startOracleApp, type OracleApp } from '../../helpers/oracle/oracle-app.js';
 
 let app: OracleApp;
 let alice: OracleUser;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SSE_EVENT_NAMES } from '../../../contracts/events.js';
-import { newUser, oracleApi, type OracleUser } from '../helpers/oracle-client.js';
-import { startOracleApp, type OracleApp } from '../helpers/oracle-app.js';
-import { answerText, parseInPieces } from '../helpers/sse.js';
+import { newUser, oracleApi, type OracleUser } from '../../helpers/oracle/oracle-client.js';
+import { startOracleApp, type OracleApp } from '../../helpers/oracle/oracle-app.js';
+import { answerText, parseInPieces } from '../../helpers/oracle/sse.js';
 
 let app: OracleApp;
 let user: OracleUser;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelInfo } from '../../../contracts/oracle.js';
-import { newUser, oracleApi } from '../helpers/oracle-client.js';
-import { startOracleApp, type OracleApp } from '../helpers/oracle-app.js';
-import { answerText } from '../helpers/sse.js';
-import { startFakeOpenAi } from '../helpers/fake-openai.js';
+import { newUser, oracleApi } from '../../helpers/oracle/oracle-client.js';
+import { startOracleApp, type OracleApp } from '../../helpers/oracle/oracle-app.js';
+import { answerText } from '../../helpers/oracle/sse.js';
+import { startFakeOpenAi } from '../../helpers/oracle/fake-openai.js';
 
 describe('GET /models on embedded defaults', () => {
   it('lists the scripted model as the default', async () => {

@@ -6,8 +6,8 @@ import { broadcastSends } from '../../helpers/chain-tx.js';
 import { FIXTURE_PAY_TO_ADDRESS } from '../../../server/oracle/plugins/credits/index.js';
 import { oraclePart } from '../../../server/oracle/part.js';
 import { definePlugin } from '../../../server/oracle/runtime/plugin.js';
-import { newUser, oracleApi } from '../helpers/oracle-client.js';
-import { startOracleApp, type OracleApp } from '../helpers/oracle-app.js';
+import { newUser, oracleApi } from '../../helpers/oracle/oracle-client.js';
+import { startOracleApp, type OracleApp } from '../../helpers/oracle/oracle-app.js';
 
 describe('memory plugin (features.memory)', () => {
   let app: OracleApp;

@@ -4,11 +4,11 @@ import type { ModelRequest } from '../../../server/oracle/models/model.js';
 import { oraclePart } from '../../../server/oracle/part.js';
 import { PreferencesStore, roomKey } from '../../../server/oracle/plugins/user-preferences/store.js';
 import { openTestDb, type TestDb } from '../../helpers/db.js';
-import { newUser, oracleApi, type OracleUser } from '../helpers/oracle-client.js';
-import { newOracleKey, startOracleApp, type OracleApp } from '../helpers/oracle-app.js';
+import { newUser, oracleApi, type OracleUser } from '../../helpers/oracle/oracle-client.js';
+import { newOracleKey, startOracleApp, type OracleApp } from '../../helpers/oracle/oracle-app.js';
 import { standingPreferences } from '../../../server/oracle/models/scripted-preferences.js';
-import { answerText, type SseEvent } from '../helpers/sse.js';
-import { recordingModels } from '../helpers/test-plugin.js';
+import { answerText, type SseEvent } from '../../helpers/oracle/sse.js';
+import { recordingModels } from '../../helpers/oracle/test-plugin.js';
 
 let db: TestDb;
 let signingKey: string;

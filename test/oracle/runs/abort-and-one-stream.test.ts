@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newUser, oracleApi, type OracleUser } from '../helpers/oracle-client.js';
-import { startOracleApp, type OracleApp } from '../helpers/oracle-app.js';
-import { answerText, type SseEvent } from '../helpers/sse.js';
+import { newUser, oracleApi, type OracleUser } from '../../helpers/oracle/oracle-client.js';
+import { startOracleApp, type OracleApp } from '../../helpers/oracle/oracle-app.js';
+import { answerText, type SseEvent } from '../../helpers/oracle/sse.js';
 
 let app: OracleApp;
 let user: OracleUser;

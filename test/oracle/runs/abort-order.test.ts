@@ -2,8 +2,8 @@ import type { RequestHandler } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { oraclePart } from '../../../server/oracle/part.js';
 import { definePlugin } from '../../../server/oracle/runtime/plugin.js';
-import { newUser, oracleApi, type OracleUser } from '../helpers/oracle-client.js';
-import { startOracleApp, type OracleApp } from '../helpers/oracle-app.js';
+import { newUser, oracleApi, type OracleUser } from '../../helpers/oracle/oracle-client.js';
+import { startOracleApp, type OracleApp } from '../../helpers/oracle/oracle-app.js';
 
 // Regression test for issue 26: `POST /messages/abort` must be answered before the stream's `done` is
 // written (the published SDK awaits the abort answer before it drops its own connection). runs.test.ts checks

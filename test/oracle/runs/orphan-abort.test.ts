@@ -5,9 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { longText } from '../../../server/oracle/models/scripted-rules.js';
 import { openTestDb, TEST_DATABASE_URL } from '../../helpers/db.js';
-import { newUser, oracleApi } from '../helpers/oracle-client.js';
-import { insertOrphanRun } from '../helpers/orphan-run.js';
-import { newOracleKey, startOracleApp } from '../helpers/oracle-app.js';
+import { newUser, oracleApi } from '../../helpers/oracle/oracle-client.js';
+import { insertOrphanRun } from '../../helpers/oracle/orphan-run.js';
+import { newOracleKey, startOracleApp } from '../../helpers/oracle/oracle-app.js';
 
 const PARTIAL = longText(400).slice(0, 90);
 

@@ -4,9 +4,9 @@ import { longText } from '../../../server/oracle/models/scripted-rules.js';
 import { createRedisRunEventLog } from '../../../server/oracle/runs/redis-event-log.js';
 import { openTestDb, TEST_DATABASE_URL, type TestDb } from '../../helpers/db.js';
 import { deleteKeys, openTestRedis, TEST_REDIS_URL, testRedisPrefix } from '../../helpers/redis.js';
-import { newUser, oracleApi } from '../helpers/oracle-client.js';
-import { newOracleKey, startOracleApp } from '../helpers/oracle-app.js';
-import { assembledText, type SseEvent } from '../helpers/sse.js';
+import { newUser, oracleApi } from '../../helpers/oracle/oracle-client.js';
+import { newOracleKey, startOracleApp } from '../../helpers/oracle/oracle-app.js';
+import { assembledText, type SseEvent } from '../../helpers/oracle/sse.js';
 
 // Regression test for issue 26: a resumed run's `partialLength` must come from the text rebuilt from the
 // shared event log, not from the last checkpoint in the database. An instance that crashes between two

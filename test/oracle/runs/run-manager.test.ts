@@ -10,7 +10,7 @@ import { MessageStore } from '../../../server/oracle/store/messages.js';
 import { RunStore } from '../../../server/oracle/store/runs.js';
 import { SessionStore } from '../../../server/oracle/store/sessions.js';
 import { openTestDb, type TestDb } from '../../helpers/db.js';
-import { insertOrphanRun } from '../helpers/orphan-run.js';
+import { insertOrphanRun } from '../../helpers/oracle/orphan-run.js';
 
 // The run manager's own decisions, each on a manager built inside its test (so that per-test coverage sees
 // them; issue 26): how a turn that fails or is stopped ends, what a database error means, what is saved and

@@ -6,10 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { longText } from '../../../server/oracle/models/scripted-rules.js';
 import { RunStore } from '../../../server/oracle/store/runs.js';
 import { openTestDb } from '../../helpers/db.js';
-import { newUser, oracleApi } from '../helpers/oracle-client.js';
-import { newOracleKey, startOracleApp } from '../helpers/oracle-app.js';
-import { insertOrphanRun } from '../helpers/orphan-run.js';
-import { answerText } from '../helpers/sse.js';
+import { newUser, oracleApi } from '../../helpers/oracle/oracle-client.js';
+import { newOracleKey, startOracleApp } from '../../helpers/oracle/oracle-app.js';
+import { insertOrphanRun } from '../../helpers/oracle/orphan-run.js';
+import { answerText } from '../../helpers/oracle/sse.js';
 
 const FULL = longText(400);
 

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatModel, ModelChunk } from '../../../server/oracle/models/model.js';
 import { oraclePart } from '../../../server/oracle/part.js';
 import { openTestDb, type TestDb } from '../../helpers/db.js';
-import { newUser, oracleApi } from '../helpers/oracle-client.js';
-import { startOracleApp, type OracleApp } from '../helpers/oracle-app.js';
-import { answerText } from '../helpers/sse.js';
-import { mapModels } from '../helpers/test-plugin.js';
+import { newUser, oracleApi } from '../../helpers/oracle/oracle-client.js';
+import { startOracleApp, type OracleApp } from '../../helpers/oracle/oracle-app.js';
+import { answerText } from '../../helpers/oracle/sse.js';
+import { mapModels } from '../../helpers/oracle/test-plugin.js';
 
 // A model that fails mid-answer: a turn ends `failed`, the words it wrote are kept, and a non-streamed
 // request answers 503 (not 200 with half an answer, not 500).

@@ -3,16 +3,16 @@ import type { ModelRequest } from '../../../server/oracle/models/model.js';
 import { oraclePart } from '../../../server/oracle/part.js';
 import { openTestDb, type TestDb } from '../../helpers/db.js';
 import { TEST_REDIS_URL, testRedisPrefix } from '../../helpers/redis.js';
-import { newUser, oracleApi, type OracleUser } from '../helpers/oracle-client.js';
-import { newOracleKey, startOracleApp, type OracleApp } from '../helpers/oracle-app.js';
-import { connectSocket } from '../helpers/socket-client.js';
-import { answerText, type SseEvent } from '../helpers/sse.js';
+import { newUser, oracleApi, type OracleUser } from '../../helpers/oracle/oracle-client.js';
+import { newOracleKey, startOracleApp, type OracleApp } from '../../helpers/oracle/oracle-app.js';
+import { connectSocket } from '../../helpers/oracle/socket-client.js';
+import { answerText, type SseEvent } from '../../helpers/oracle/sse.js';
 import {
   recordingModels,
   testKitAddonPlugin,
   testKitPlugin,
   type PluginLog,
-} from '../helpers/test-plugin.js';
+} from '../../helpers/oracle/test-plugin.js';
 
 const log: PluginLog = [];
 const modelRequests: ModelRequest[] = [];

@@ -4,12 +4,12 @@ import { ToolApprovalDecidedEvent, ToolApprovalRequestedEvent } from '../../../c
 import { OracleError } from '../../../contracts/errors.js';
 import { oraclePart } from '../../../server/oracle/part.js';
 import type { ModelRequest } from '../../../server/oracle/models/model.js';
-import { recordingModels } from '../helpers/test-plugin.js';
-import { newUser, oracleApi } from '../helpers/oracle-client.js';
-import { newOracleKey, startOracleApp, type OracleApp } from '../helpers/oracle-app.js';
+import { recordingModels } from '../../helpers/oracle/test-plugin.js';
+import { newUser, oracleApi } from '../../helpers/oracle/oracle-client.js';
+import { newOracleKey, startOracleApp, type OracleApp } from '../../helpers/oracle/oracle-app.js';
 import { openTestDb } from '../../helpers/db.js';
 import { TEST_REDIS_URL, testRedisPrefix } from '../../helpers/redis.js';
-import { readSse, type SseEvent } from '../helpers/sse.js';
+import { readSse, type SseEvent } from '../../helpers/oracle/sse.js';
 
 const REMEMBER = 'use remember_fact with {"content": "Prefers tea"}';
 

@@ -9,8 +9,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { endEventStreams } from '../../../server/oracle/http/event-stream.js';
 import { loadDevUser } from '../../../scripts/tools/dev-user.js';
-import { newUser, oracleApi } from '../helpers/oracle-client.js';
-import { startOracleApp } from '../helpers/oracle-app.js';
+import { newUser, oracleApi } from '../../helpers/oracle/oracle-client.js';
+import { startOracleApp } from '../../helpers/oracle/oracle-app.js';
 
 function runChat(
   args: string[],

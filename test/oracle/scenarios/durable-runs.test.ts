@@ -8,10 +8,10 @@ import { untilServing } from '../../helpers/child-server.js';
 import { createThrowawayDatabase, openTestDb, type TestDb } from '../../helpers/db.js';
 import { freePort } from '../../helpers/private-redis.js';
 import { TEST_REDIS_URL, testRedisPrefix } from '../../helpers/redis.js';
-import { newUser, oracleApi } from '../helpers/oracle-client.js';
-import { newOracleKey, startOracleApp } from '../helpers/oracle-app.js';
-import { insertOrphanRun } from '../helpers/orphan-run.js';
-import { answerText, assembledText, readSse } from '../helpers/sse.js';
+import { newUser, oracleApi } from '../../helpers/oracle/oracle-client.js';
+import { newOracleKey, startOracleApp } from '../../helpers/oracle/oracle-app.js';
+import { insertOrphanRun } from '../../helpers/oracle/orphan-run.js';
+import { answerText, assembledText, readSse } from '../../helpers/oracle/sse.js';
 
 const LONG = 'write a long story';
 const FULL = longText(400);

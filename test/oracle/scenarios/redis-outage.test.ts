@@ -6,9 +6,9 @@ import { createLogger } from '../../../server/logger.js';
 import { openRedis, waitForRedis } from '../../../server/server.js';
 import { haveRedisServer, startPrivateRedis } from '../../helpers/private-redis.js';
 import { testRedisPrefix } from '../../helpers/redis.js';
-import { newUser, oracleApi } from '../helpers/oracle-client.js';
-import { startOracleApp } from '../helpers/oracle-app.js';
-import { connectSocket } from '../helpers/socket-client.js';
+import { newUser, oracleApi } from '../../helpers/oracle/oracle-client.js';
+import { startOracleApp } from '../../helpers/oracle/oracle-app.js';
+import { connectSocket } from '../../helpers/oracle/socket-client.js';
 
 /** Defects the fault suite (npm run test:faults, agent phases) found with Redis killed under load. */
 

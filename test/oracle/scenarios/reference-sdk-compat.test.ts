@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { newUser, type Json, type OracleUser } from '../helpers/oracle-client.js';
-import { startOracleApp, type OracleApp } from '../helpers/oracle-app.js';
+import { newUser, type Json, type OracleUser } from '../../helpers/oracle/oracle-client.js';
+import { startOracleApp, type OracleApp } from '../../helpers/oracle/oracle-app.js';
 
 /**
  * A client that behaves as the published reference SDK 1.4.0 does (../shared/facts/oracle-wire-protocol.md

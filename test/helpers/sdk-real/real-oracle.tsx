@@ -12,10 +12,10 @@ import type { Signer } from '@ucanto/interface';
 import { ed25519 } from '@ucanto/principal';
 import type { ReactNode } from 'react';
 import { expect } from 'vitest';
-import { ORACLE_CAPABILITIES } from '../../contracts/oracle.js';
-import { FIXTURE_ORACLE_ENTITY_DID } from '../../server/oracle/config.js';
-import { mintToken, type MintedToken } from '../../server/oracle/auth/mint.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { ORACLE_CAPABILITIES } from '../../../contracts/oracle.js';
+import { FIXTURE_ORACLE_ENTITY_DID } from '../../../server/oracle/config.js';
+import { mintToken, type MintedToken } from '../../../server/oracle/auth/mint.js';
+import { startTestApp, type TestApp } from '../app.js';
 
 /** The oracle the SDK talks to: the fixture chain's oracle entity, whose IID document points at the server. */
 export const ORACLE_DID = FIXTURE_ORACLE_ENTITY_DID;

@@ -1,5 +1,5 @@
-import { loadFixtureData } from '../../server/chain/fixture-node/fixture-data.js';
-import type { TestApp } from '../helpers/app.js';
+import { loadFixtureData } from '../../../server/chain/fixture-node/fixture-data.js';
+import type { TestApp } from '../app.js';
 
 /** An OpenAPI 3.0 document as the clients receive it (JSON). */
 export interface OpenApiDocument {

@@ -1,7 +1,7 @@
-import { creditsContract } from '../../contracts/credits.js';
-import { memoryContract } from '../../contracts/memory.js';
-import { oracleContract } from '../../contracts/oracle.js';
-import { preferencesContract } from '../../contracts/preferences.js';
+import { creditsContract } from '../../../contracts/credits.js';
+import { memoryContract } from '../../../contracts/memory.js';
+import { oracleContract } from '../../../contracts/oracle.js';
+import { preferencesContract } from '../../../contracts/preferences.js';
 
 /** Every route of the agent service and its plugins, by `<contract>.<route>`, as the contracts declare them. */
 export const ORACLE_ROUTES = {

@@ -1,11 +1,11 @@
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import supertest from 'supertest';
-import { startFixtureNode, type FixtureNode } from '../../server/chain/fixture-node/fixture-node.js';
-import { createChainGrpcClient, type ChainGrpcClient } from '../../server/chain-node/grpc-client.js';
-import { createChainRouter, type ChainRouterConfig } from '../../server/chain/router.js';
-import type { ChainPathShape } from '../../contracts/chain.js';
-import { createLogger } from '../../server/logger.js';
+import { startFixtureNode, type FixtureNode } from '../../../server/chain/fixture-node/fixture-node.js';
+import { createChainGrpcClient, type ChainGrpcClient } from '../../../server/chain-node/grpc-client.js';
+import { createChainRouter, type ChainRouterConfig } from '../../../server/chain/router.js';
+import type { ChainPathShape } from '../../../contracts/chain.js';
+import { createLogger } from '../../../server/logger.js';
 
 /** Base URL the fixture node's oracle entity advertises in tests. */
 export const TEST_PUBLIC_BASE_URL = 'http://oracle.test:4000';

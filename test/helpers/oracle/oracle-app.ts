@@ -1,6 +1,6 @@
 import { ed25519 } from '@ucanto/principal';
 import type { Redis } from 'ioredis';
-import { startTestApp, type TestApp, type TestAppOptions } from '../../helpers/app.js';
+import { startTestApp, type TestApp, type TestAppOptions } from '../app.js';
 import type { Db } from '../../../server/db/index.js';
 
 /** A signing key for a test oracle (so tests never write ./data). */
