@@ -12,7 +12,7 @@ import { createRequestStart, type DrainState, type RequestContext } from './requ
 // it needs to answer as the app would lives here, named: the listener that tries the parts first,
 // `expressInit` (what Express and the app's first middleware do to a request), `expressUrl` (the path and
 // query as Express reads them) and `writeApiError` (`res.status(s).json(body)` without Express).
-// test/platform/fast-path.test.ts holds each piece to Express; each route's own test holds its answers to
+// test/platform/http/fast-path.test.ts holds each piece to Express; each route's own test holds its answers to
 // the Express route's, byte for byte.
 
 /**

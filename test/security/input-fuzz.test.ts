@@ -27,7 +27,7 @@ const URL_POISONS = {
   'lone low surrogate': '%ED%B0%80z',
 };
 
-/** Bodies with every optional string field filled, so each can be poisoned (the others: routes.ts's). */
+/** Bodies with every optional string field filled, so each can be poisoned (the others: test/helpers/security/routes.ts's). */
 const FULL_BODIES: Partial<Record<RouteKey, (ids: Ids) => unknown>> = {
   'oracle.createSession': (ids) => ({ title: 'My chat', roomId: ids.roomId }),
   'oracle.send': (ids) => ({

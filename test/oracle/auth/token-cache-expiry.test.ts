@@ -5,7 +5,7 @@ import { newUser, type OracleUser } from '../../helpers/oracle/oracle-client.js'
 import { startOracleApp, type OracleApp } from '../../helpers/oracle/oracle-app.js';
 
 // Regression test for issue 26: a verified token kept in the verifier's cache past its own expiry. The
-// "expired token" tests of auth.test.ts only use tokens that were never cached; here each token is first
+// "expired token" tests of capability-tokens-http.test.ts only use tokens that were never cached; here each token is first
 // accepted (and so cached), then presented again after it expired.
 
 let app: OracleApp;

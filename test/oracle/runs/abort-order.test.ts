@@ -6,7 +6,7 @@ import { newUser, oracleApi, type OracleUser } from '../../helpers/oracle/oracle
 import { startOracleApp, type OracleApp } from '../../helpers/oracle/oracle-app.js';
 
 // Regression test for issue 26: `POST /messages/abort` must be answered before the stream's `done` is
-// written (the published SDK awaits the abort answer before it drops its own connection). runs.test.ts checks
+// written (the published SDK awaits the abort answer before it drops its own connection). abort-and-one-stream.test.ts checks
 // that both happen; this one records, inside the server, the order in which they happen: a plugin middleware
 // (run on every authenticated route) notes when the abort answer is finished and when a chunk carrying the
 // `done` frame is written to the chat's response. No timing is involved: both entries come from the server's

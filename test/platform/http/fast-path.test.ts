@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expressUrl } from '../../../server/http/fast-path.js';
 
 // The fast path's Express-compatible pieces (server/http/fast-path.ts), each held to Express itself. The
-// routes that use them hold their answers to their Express routes' byte for byte (test/ussd/direct-route,
+// routes that use them hold their answers to their Express routes' byte for byte (test/ussd/http/direct-route,
 // test/chain/direct-path), including a direct handler that throws.
 
 let base: string;

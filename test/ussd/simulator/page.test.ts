@@ -6,7 +6,7 @@ import { menuTree } from '../../../generated/menus.js';
 import { createSimulatorRouter } from '../../../server/ussd/simulator/simulator-router.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 
-// The page's behaviour in a browser is tested in Chromium by `npm run ussd:e2e` (test/ussd/simulator-page.e2e.ts).
+// The page's behaviour in a browser is tested in Chromium by `npm run ussd:e2e` (test/ussd/simulator/page.e2e.ts).
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp({ env: { ENABLED_PARTS: 'ussd' } });
