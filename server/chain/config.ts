@@ -4,7 +4,7 @@ import { bool, int, list, optionalText } from '../env-values.js';
 import { weakSecretRule } from '../weak-secret.js';
 
 /** The CHAIN_GRPC_URL value that asks for the embedded fixture chain node (required in production). */
-export const FIXTURE_CHAIN = 'fixture';
+const FIXTURE_CHAIN = 'fixture';
 
 /** Parts that talk to a chain node (the gateway; the oracle resolves did:ixo users through it). */
 export const CHAIN_PARTS: readonly PartName[] = ['chain', 'oracle'];

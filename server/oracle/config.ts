@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MESSAGE_MAX_LENGTH } from '../../contracts/oracle-schemas.js';
 import type { ConfigSection, PlatformFacts } from '../config-section.js';
 import { int, list, optionalMatching, optionalText, optionalUrl } from '../env-values.js';
 import { isPlaceholder } from '../weak-secret.js';
@@ -60,7 +61,7 @@ const schema = z.object({
   ORACLE_TURNS_PER_MINUTE: int(0, 100_000, 20).describe(
     'Turns one user may start per minute; one more answers 429 `too_many_turns` (`0`: no limit).',
   ),
-  ORACLE_MESSAGE_MAX_CHARS: int(1, 1_000_000, 20_000).describe(
+  ORACLE_MESSAGE_MAX_CHARS: int(1, 1_000_000, MESSAGE_MAX_LENGTH).describe(
     'Longest user message, in characters; a longer one answers 413 `payload_too_large`.',
   ),
   ORACLE_BODY_MAX_BYTES: int(1024, 64 * 1024 * 1024, 1024 * 1024).describe(
@@ -115,7 +116,7 @@ export type OracleConfig = z.output<typeof schema>;
 const oracleOn = (config: PlatformFacts): boolean => config.ENABLED_PARTS.includes('oracle');
 
 /** The agent service's variables (spec part C) and what production requires of them. */
-export const oracleConfig: ConfigSection<typeof schema, OracleConfig & PlatformFacts> = {
+const oracleConfig: ConfigSection<typeof schema, OracleConfig & PlatformFacts> = {
   title: 'Agent (oracle) service (part C)',
   schema,
   production: [
