@@ -256,12 +256,6 @@ export const SOCKET_SERVER_EVENT_NAMES = [
 ] as const satisfies readonly ServerEventName[];
 export type SocketServerEventName = (typeof SOCKET_SERVER_EVENT_NAMES)[number];
 
-/** Event names the client sends on the socket. */
-export const SOCKET_CLIENT_EVENT_NAMES = [
-  'tool_result',
-  'action_call_result',
-] as const satisfies readonly ClientEventName[];
-
 /**
  * Any server event as the SDK surfaces it: the wire name and its payload.
  *

@@ -51,7 +51,7 @@ function refinementOf(section: Section) {
 }
 
 /** The platform's configuration: its variables, refined by every section's rules. */
-export const ConfigSchema = CONFIG_SECTIONS.reduce<z.ZodType<Config, z.ZodTypeDef, unknown>>(
+const ConfigSchema = CONFIG_SECTIONS.reduce<z.ZodType<Config, z.ZodTypeDef, unknown>>(
   (refined, section) => refined.superRefine(refinementOf(section)),
   Variables,
 ).transform((config) => {

@@ -8,14 +8,14 @@ import type { PlatformConfig } from './platform-config.js';
 const FORWARDING_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'] as const;
 
 /** True for 127.0.0.0/8, ::1 and their IPv4-mapped forms: the peer of the socket is this machine. */
-export function isLoopbackAddress(address: string | undefined): boolean {
+function isLoopbackAddress(address: string | undefined): boolean {
   if (address === undefined) return false;
   const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
   return v4.startsWith('127.') || address === '::1';
 }
 
 /** Whether a request is a direct loopback connection that no proxy forwarded. */
-export function isDirectLoopback(
+function isDirectLoopback(
   req: Pick<Request, 'headers'> & { socket: { remoteAddress?: string | undefined } },
 ): boolean {
   const headers: IncomingHttpHeaders = req.headers;

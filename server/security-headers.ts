@@ -14,7 +14,7 @@ export type HeaderSet = readonly (readonly [name: string, value: string])[];
  * list itself instead of running helmet per request (helmet assembles each policy string on every call, about
  * 2.5 µs a request, a tenth of that for the list).
  */
-export function recordHeaders(middleware: HeaderMiddleware): HeaderSet {
+function recordHeaders(middleware: HeaderMiddleware): HeaderSet {
   const headers = new Map<string, string>();
   const recorder = {
     setHeader: (name: string, value: string | number | readonly string[]) =>
@@ -93,7 +93,7 @@ export function pageHeaders(options: { styleHashes?: string[] } = {}): HeaderSet
 }
 
 /** {@link pageHeaders} without inline styles: Swagger UI's page. */
-export const PAGE_HEADERS: HeaderSet = pageHeaders();
+const PAGE_HEADERS: HeaderSet = pageHeaders();
 
 /** Sets a recorded header set on a response. */
 export function setHeaders(res: ServerResponse, headers: HeaderSet): void {

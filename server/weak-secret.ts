@@ -4,7 +4,7 @@ import type { ProductionRule } from './config-section.js';
  * The shortest token or shared secret production accepts (OPERATOR_TOKEN, CHAIN_REST_TOKEN,
  * USSD_AGGREGATOR_SECRET). `openssl rand -hex 24` prints 48 characters.
  */
-export const SECRET_MIN_LENGTH = 24;
+const SECRET_MIN_LENGTH = 24;
 
 /**
  * Words that mark a value as an example left in place, matched in the value lower-cased with everything but
@@ -39,7 +39,7 @@ export function isPlaceholder(value: string): boolean {
  * Why production refuses `value` as a token or shared secret (`a placeholder`, `3 characters`), or undefined
  * when it is fit. Never includes the value itself, so the reason can be logged or shown.
  */
-export function weakSecretReason(value: string): string | undefined {
+function weakSecretReason(value: string): string | undefined {
   if (isPlaceholder(value)) return 'a placeholder';
   const length = [...value].length;
   if (length < SECRET_MIN_LENGTH) return `${length} character${length === 1 ? '' : 's'}`;

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { listFiles } from '../lib/list-files.js';
 import { REPO_ROOT } from '../lib/repo-root.js';
 
 const USAGE = `Usage: npm run test:mutation -- [module …] [--concurrency N] [--no-write] [--list] [--rewrite]
@@ -11,8 +12,9 @@ time: each module's files are mutated and only that module's tests run (each mut
 reached it). The HTML report of a module lands in reports/mutation/<module>/index.html (ignored). Its score is
 written into docs/testing.md ("Mutation testing") and its surviving mutants into docs/mutation-survivors.md,
 keeping what the modules not run this time had. Without a module name every module runs (slow: hours on 2
-cores). --list prints the modules. --rewrite runs nothing: it writes both docs again from the JSON reports
-already in reports/mutation/ (the named modules, or all that have one).`;
+cores). --list runs nothing: it prints each module's files and the test files its test globs find, and exits 1
+when a glob finds none (a test moved or renamed). --rewrite runs nothing: it writes both docs again from the JSON
+reports already in reports/mutation/ (the named modules, or all that have one).`;
 
 /** A module under mutation testing: the files mutated, and the tests that are its specification. */
 interface MutationModule {
@@ -27,23 +29,23 @@ const MODULES: readonly MutationModule[] = [
     mutate: ['server/ussd/session/**/*.ts', 'server/with-timeout.ts'],
     tests: [
       'test/platform/with-timeout.test.ts',
-      'test/ussd/session-stores.test.ts',
-      'test/ussd/session-flow.test.ts',
-      'test/ussd/session-semantics.test.ts',
-      'test/ussd/committed-changes.test.ts',
-      'test/ussd/outage.test.ts',
-      'test/ussd/expiry.test.ts',
-      'test/ussd/keyed-mutex.test.ts',
+      'test/ussd/session/session-stores.test.ts',
+      'test/ussd/session/session-flow.test.ts',
+      'test/ussd/session/session-semantics.test.ts',
+      'test/ussd/session/committed-changes.test.ts',
+      'test/ussd/scenarios/outage.test.ts',
+      'test/ussd/session/expiry.test.ts',
+      'test/ussd/session/keyed-mutex.test.ts',
     ],
   },
   {
     name: 'oracle-auth',
     mutate: ['server/oracle/auth/**/*.ts'],
     tests: [
-      'test/oracle/auth.test.ts',
-      'test/oracle/auth-units.test.ts',
-      'test/oracle/token-cache-expiry.test.ts',
-      'test/oracle/native-ed25519.test.ts',
+      'test/oracle/auth/capability-tokens-http.test.ts',
+      'test/oracle/auth/capability-tokens.test.ts',
+      'test/oracle/auth/token-cache-expiry.test.ts',
+      'test/oracle/auth/native-ed25519.test.ts',
       'test/security/tokens.test.ts',
     ],
   },
@@ -51,42 +53,42 @@ const MODULES: readonly MutationModule[] = [
     name: 'oracle-runs',
     mutate: ['server/oracle/runs/**/*.ts'],
     tests: [
-      'test/oracle/run-event-log.test.ts',
-      'test/oracle/control-bus.test.ts',
-      'test/oracle/run-follower.test.ts',
-      'test/oracle/run-recovery.test.ts',
-      'test/oracle/model-failure.test.ts',
-      'test/oracle/sessions.test.ts',
-      'test/oracle/orphan-abort.test.ts',
-      'test/oracle/redis-outage.test.ts',
-      'test/oracle/run-database-outage.test.ts',
-      'test/oracle/runs.test.ts',
-      'test/oracle/abort-order.test.ts',
-      'test/oracle/durable.test.ts',
-      'test/oracle/resume-from-log.test.ts',
-      'test/oracle/run-manager.test.ts',
-      'test/oracle/abort-handshake.test.ts',
-      'test/oracle/store-retry.test.ts',
-      'test/oracle/run-leases.test.ts',
+      'test/oracle/runs/event-log.test.ts',
+      'test/oracle/runs/control-bus.test.ts',
+      'test/oracle/runs/run-follower.test.ts',
+      'test/oracle/runs/run-recovery.test.ts',
+      'test/oracle/runtime/model-failure.test.ts',
+      'test/oracle/http/sessions.test.ts',
+      'test/oracle/runs/orphan-abort.test.ts',
+      'test/oracle/scenarios/redis-outage.test.ts',
+      'test/oracle/runs/run-manager-database-outage.test.ts',
+      'test/oracle/runs/abort-and-one-stream.test.ts',
+      'test/oracle/runs/abort-order.test.ts',
+      'test/oracle/scenarios/durable-runs.test.ts',
+      'test/oracle/runs/resume-from-log.test.ts',
+      'test/oracle/runs/run-manager.test.ts',
+      'test/oracle/runs/abort-handshake.test.ts',
+      'test/oracle/runs/store-retry.test.ts',
+      'test/oracle/runs/run-leases.test.ts',
     ],
   },
   {
     name: 'oracle-http',
     mutate: ['server/oracle/http/**/*.ts'],
     tests: [
-      'test/oracle/event-stream.test.ts',
-      'test/oracle/route-answers.test.ts',
-      'test/oracle/model-failure.test.ts',
-      'test/oracle/auth.test.ts',
-      'test/oracle/models.test.ts',
+      'test/oracle/http/event-stream.test.ts',
+      'test/oracle/http/route-answers.test.ts',
+      'test/oracle/runtime/model-failure.test.ts',
+      'test/oracle/auth/capability-tokens-http.test.ts',
+      'test/oracle/models/models.test.ts',
       'test/security/rooms.test.ts',
       'test/security/regressions.test.ts',
       'test/platform/drain.test.ts',
-      'test/oracle/error-handler.test.ts',
-      'test/oracle/stream.test.ts',
-      'test/oracle/sessions.test.ts',
-      'test/oracle/runs.test.ts',
-      'test/oracle/abort-order.test.ts',
+      'test/oracle/http/error-handler.test.ts',
+      'test/oracle/http/streaming-chat.test.ts',
+      'test/oracle/http/sessions.test.ts',
+      'test/oracle/runs/abort-and-one-stream.test.ts',
+      'test/oracle/runs/abort-order.test.ts',
       'test/security/limits.test.ts',
       'test/security/wrong-user.test.ts',
     ],
@@ -98,18 +100,18 @@ const MODULES: readonly MutationModule[] = [
       'server/db/migrations/0004-user-preferences.ts',
     ],
     tests: [
-      'test/oracle/user-preferences.test.ts',
-      'test/oracle/preferences-instructions.test.ts',
-      'test/oracle/plugins-table.test.ts',
+      'test/oracle/plugins/user-preferences.test.ts',
+      'test/oracle/plugins/user-preferences-instructions.test.ts',
+      'test/oracle/plugins/plugins-table.test.ts',
     ],
   },
   {
     name: 'plugin-credits',
     mutate: ['server/oracle/plugins/credits/**/*.ts', 'server/db/migrations/0006-credits.ts'],
     tests: [
-      'test/oracle/verify-payment.test.ts',
-      'test/oracle/credits-ledger.test.ts',
-      'test/oracle/memory-credits.test.ts',
+      'test/oracle/plugins/credits-verify-payment.test.ts',
+      'test/oracle/plugins/credits-ledger.test.ts',
+      'test/oracle/plugins/memory-and-credits.test.ts',
       'test/security/payments.test.ts',
       'test/security/payments-chain-outage.test.ts',
     ],
@@ -123,14 +125,29 @@ const MODULES: readonly MutationModule[] = [
     name: 'ussd-engine',
     mutate: ['server/ussd/engine/**/*.ts'],
     tests: [
-      'test/ussd/engine*.test.ts',
+      'test/ussd/engine/*.test.ts',
+      'test/ussd/actions/account-actions.test.ts',
       'test/menus/pagination.test.ts',
-      'test/ussd/flows.test.ts',
-      'test/ussd/spec-replies.test.ts',
-      'test/ussd/pin-secrecy.test.ts',
+      'test/ussd/scenarios/flows.test.ts',
+      'test/ussd/http/spec-replies.test.ts',
+      'test/ussd/crypto/pin-secrecy.test.ts',
     ],
   },
 ];
+
+/** A test glob as Stryker reads it (`*` within a folder, `**` across folders) as a pattern over repo paths. */
+function globPattern(glob: string): RegExp {
+  const body = glob
+    .split('**/')
+    .map((part) =>
+      part
+        .split('*')
+        .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[^/]*'),
+    )
+    .join('(?:.*/)?');
+  return new RegExp(`^${body}$`);
+}
 
 const { values: opts, positionals } = parseArgs({
   allowPositionals: true,
@@ -147,8 +164,22 @@ if (opts.help) {
   process.exit(0);
 }
 if (opts.list) {
-  for (const m of MODULES) console.log(`${m.name}\t${m.mutate.join(', ')}`);
-  process.exit(0);
+  const files = [...(await listFiles(path.join(REPO_ROOT, 'test'))).map((f) => `test/${f}`)];
+  files.push(...(await listFiles(path.join(REPO_ROOT, 'sdk/test'))).map((f) => `sdk/test/${f}`));
+  let missing = false;
+  for (const m of MODULES) {
+    console.log(`${m.name}\t${m.mutate.join(', ')}`);
+    for (const glob of m.tests) {
+      const pattern = globPattern(glob);
+      const found = files.filter((f) => pattern.test(f));
+      if (found.length === 0) {
+        console.error(`  ${glob}: no test file`);
+        missing = true;
+      }
+      for (const f of found) console.log(`  ${f}`);
+    }
+  }
+  process.exit(missing ? 1 : 0);
 }
 const unknown = positionals.filter((name) => !MODULES.some((m) => m.name === name));
 if (unknown.length > 0) {

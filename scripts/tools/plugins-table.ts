@@ -3,7 +3,7 @@
  *
  *   npm run docs:plugins
  *
- * A test fails when the table and the code differ (test/oracle/plugins-table.test.ts).
+ * A test fails when the table and the code differ (test/oracle/plugins/plugins-table.test.ts).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { builtInPlugins } from '../../server/oracle/plugins/index.js';

@@ -5,9 +5,9 @@ import { ChainError } from './chain-error.js';
 import { sendJson } from './send-json.js';
 
 /** Body message of the 401 answered without `Authorization: Bearer …`. */
-export const MISSING_TOKEN_MESSAGE = 'missing bearer token';
+const MISSING_TOKEN_MESSAGE = 'missing bearer token';
 /** Body message of the 403 answered for a wrong token. */
-export const WRONG_TOKEN_MESSAGE = 'invalid bearer token';
+const WRONG_TOKEN_MESSAGE = 'invalid bearer token';
 
 /**
  * Gates REST with a shared bearer token (CHAIN_REST_TOKEN): no token → 401 code 16 (Unauthenticated),

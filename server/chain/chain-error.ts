@@ -4,7 +4,7 @@ import { errorKindOf, type ErrorKind } from '../http/error-kind.js';
 import { HTTP_STATUS_FROM_GRPC } from './http-status.js';
 
 /** Message of the Cosmos gateway for an unknown URI, a wrong method, or a method that is not served. */
-export const NOT_IMPLEMENTED_MESSAGE = 'Not Implemented';
+const NOT_IMPLEMENTED_MESSAGE = 'Not Implemented';
 
 /**
  * The one error type of the chain gateway: a gRPC status code and message, answered as the Cosmos error

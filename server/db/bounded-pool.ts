@@ -24,13 +24,13 @@ const READ_TIMEOUT_MARGIN_MS = 100;
  * the stall, reached it, so the server spent its time on clients already gone (a 5 s pause took 12-25 s to
  * recover from on a machine where a connection takes ~0.3 s to open).
  */
-export const CONNECT_TIMEOUT_MS = 5000;
+const CONNECT_TIMEOUT_MS = 5000;
 
 /** pg's messages for the two client-side timeouts, which carry no error code. */
 const CLIENT_TIMEOUTS = ['Query read timeout', 'timeout exceeded when trying to connect'];
 
 /** Gives pg's client-side timeouts the code of a connection timeout, so callers treat them as "unavailable". */
-export function tagTimeout(err: unknown): unknown {
+function tagTimeout(err: unknown): unknown {
   if (err instanceof Error && CLIENT_TIMEOUTS.some((m) => err.message.startsWith(m))) {
     const tagged = err as Error & { code?: string };
     tagged.code ??= 'ETIMEDOUT';

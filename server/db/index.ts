@@ -51,7 +51,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => {
 });
 
 /** The bounded waits of a PostgreSQL pool when the caller names none (server/platform-config.ts has the same defaults). */
-export const DEFAULT_POOL_BOUNDS: PoolBounds = { statementTimeoutMs: 2000, acquireTimeoutMs: 500 };
+const DEFAULT_POOL_BOUNDS: PoolBounds = { statementTimeoutMs: 2000, acquireTimeoutMs: 500 };
 
 /** Opens the database. Does not run migrations; call {@link migrateToLatest}. */
 export async function openDb(target: DbTarget): Promise<Db> {

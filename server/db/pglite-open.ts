@@ -45,7 +45,7 @@ const START_PARAMS = [
 ];
 
 /** The options every embedded database of the server is opened with. */
-export const PGLITE_OPTIONS: PGliteOptions = { startParams: START_PARAMS };
+const PGLITE_OPTIONS: PGliteOptions = { startParams: START_PARAMS };
 
 /**
  * Opens the embedded database in `dataDir` (in memory without one). A data directory that does not exist yet

@@ -40,7 +40,7 @@ export function clientErrorStatus(err: unknown): number | undefined {
 }
 
 /** True when `err` says a dependency is down: a store timeout, a refused or broken connection, a restarting database. */
-export function isDependencyDown(err: unknown): boolean {
+function isDependencyDown(err: unknown): boolean {
   if (err instanceof StoreTimeoutError) return true;
   const code = (err as { code?: unknown } | null | undefined)?.code;
   if (typeof code === 'string' && (CONNECTION_CODE.test(code) || POSTGRES_DOWN.test(code))) return true;

@@ -12,7 +12,7 @@ import { createRequestStart, type DrainState, type RequestContext } from './requ
 // it needs to answer as the app would lives here, named: the listener that tries the parts first,
 // `expressInit` (what Express and the app's first middleware do to a request), `expressUrl` (the path and
 // query as Express reads them) and `writeApiError` (`res.status(s).json(body)` without Express).
-// test/platform/fast-path.test.ts holds each piece to Express; each route's own test holds its answers to
+// test/platform/http/fast-path.test.ts holds each piece to Express; each route's own test holds its answers to
 // the Express route's, byte for byte.
 
 /**
@@ -87,12 +87,7 @@ export function createRequestListener(
  * app's request context (`res.locals.requestId`, `res.locals.logger`): the request and response get
  * Express's methods, as on the app's own routes.
  */
-export function expressInit(
-  app: Express,
-  req: IncomingMessage,
-  res: ServerResponse,
-  context: RequestContext,
-): void {
+function expressInit(app: Express, req: IncomingMessage, res: ServerResponse, context: RequestContext): void {
   Object.setPrototypeOf(req, app.request);
   Object.setPrototypeOf(res, app.response);
   const request = req as Request;
@@ -126,12 +121,7 @@ export function expressUrl(req: IncomingMessage): ExpressUrl | undefined {
  * The answer of api-error.ts `sendApiError`, header for header, on a response outside Express: what
  * `res.status(status).json(body)` writes with the app's settings (no ETag).
  */
-export function writeApiError(
-  req: IncomingMessage,
-  res: ServerResponse,
-  status: number,
-  body: ApiError,
-): void {
+function writeApiError(req: IncomingMessage, res: ServerResponse, status: number, body: ApiError): void {
   const text = JSON.stringify(body);
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');

@@ -26,7 +26,7 @@ const silent = (): void => undefined;
  * request costs more than the request's own routing. A call at a level that is off (`debug` in production)
  * makes no child either.
  */
-export function lazyChildLogger(base: Logger, bindings: Record<string, string>): Logger {
+function lazyChildLogger(base: Logger, bindings: Record<string, string>): Logger {
   let child: Logger | undefined;
   return new Proxy(base, {
     get(target, prop) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ChainNodeConfig } from '../chain-node/config.js';
+import { MESSAGE_MAX_LENGTH } from '../../contracts/oracle-schemas.js';
 import type { ConfigSection, PlatformFacts } from '../config-section.js';
 import { int, list, optionalMatching, optionalText, optionalUrl } from '../env-values.js';
 import type { PlatformConfig } from '../platform-config.js';
@@ -72,7 +73,7 @@ const schema = z.object({
   ORACLE_RETRY_AFTER_S: int(1, 3600, 2).describe(
     'What `Retry-After` says on a 503 of the agent service (admission refused, a dependency down).',
   ),
-  ORACLE_MESSAGE_MAX_CHARS: int(1, 1_000_000, 20_000).describe(
+  ORACLE_MESSAGE_MAX_CHARS: int(1, 1_000_000, MESSAGE_MAX_LENGTH).describe(
     'Longest user message, in characters; a longer one answers 413 `payload_too_large`.',
   ),
   ORACLE_BODY_MAX_BYTES: int(1024, 64 * 1024 * 1024, 1024 * 1024).describe(

@@ -81,7 +81,7 @@ export interface OracleApp {
 }
 
 /** First path segments of routes: CORS and the JSON body parser apply to these only. */
-export function routePrefixes(paths: string[]): string[] {
+function routePrefixes(paths: string[]): string[] {
   return [...new Set(paths.map((p) => `/${p.split('/')[1] ?? ''}`))];
 }
 

@@ -19,7 +19,7 @@ export interface OracleIdentity {
 }
 
 /** File under DATA_DIR where a development server keeps the key it generated. */
-export const DEV_KEY_FILE = 'oracle-signing-key';
+const DEV_KEY_FILE = 'oracle-signing-key';
 
 /**
  * Loads the oracle's identity. With ORACLE_SIGNING_KEY it parses that key; without it (development only:

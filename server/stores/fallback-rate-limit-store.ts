@@ -10,7 +10,7 @@ import { withTimeout } from '../with-timeout.js';
  * is loaded once at start-up, and upstream keeps a rejected load forever. Retrying a failed load on the
  * next request lets the limiter heal by itself when Redis returns.
  */
-export class HealingRedisStore extends RedisStore {
+class HealingRedisStore extends RedisStore {
   override increment(key: string): ReturnType<RedisStore['increment']> {
     this.incrementScriptSha = this.incrementScriptSha.catch(() => this.loadIncrementScript());
     return super.increment(key);
@@ -24,7 +24,7 @@ export class HealingRedisStore extends RedisStore {
  * limiting on its own counts, so the limit holds per instance until Redis answers again, then the shared
  * counts take over. The outage is logged once for the whole process (its Redis client's {@link OutageNotice}).
  */
-export class FallbackStore implements Store {
+class FallbackStore implements Store {
   readonly localKeys = false;
   readonly #local = new MemoryStore();
   readonly #shared: Store;

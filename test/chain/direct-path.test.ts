@@ -7,7 +7,7 @@ import { createRequestListener } from '../../server/http/fast-path.js';
 import { startFixtureNode, type FixtureNode } from '../../server/chain/fixture-node/fixture-node.js';
 import type { Part, PartFactory } from '../../server/part.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { TEST_PUBLIC_BASE_URL } from './gateway-harness.js';
+import { TEST_PUBLIC_BASE_URL } from '../helpers/chain/gateway-harness.js';
 
 // The chain gateway answers its queries without Express's routing (part.ts `direct`, http/fast-path.ts).
 // Every answer must stay what the Express app gives, byte for byte: each request below is sent, as raw

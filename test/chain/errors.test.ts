@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureNode } from '../../server/chain/fixture-node/fixture-node.js';
-import { startGateway, TEST_PUBLIC_BASE_URL, type Gateway } from './gateway-harness.js';
+import { startGateway, TEST_PUBLIC_BASE_URL, type Gateway } from '../helpers/chain/gateway-harness.js';
 
 const NOT_IMPLEMENTED = { code: 12, message: 'Not Implemented', details: [] };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FUTURE_HEIGHT_MESSAGE } from '../../server/chain/fixture-node/fixture-node.js';
-import { startGateway } from './gateway-harness.js';
+import { startGateway } from '../helpers/chain/gateway-harness.js';
 
 const NOT_IMPLEMENTED = { code: 12, message: 'Not Implemented', details: [] };
 

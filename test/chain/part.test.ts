@@ -8,7 +8,7 @@ import { startFixtureNode } from '../../server/chain/fixture-node/fixture-node.j
 import { loadConfig } from '../../server/config.js';
 import { createLogger } from '../../server/logger.js';
 import { startTestApp } from '../helpers/app.js';
-import { TEST_PUBLIC_BASE_URL } from './gateway-harness.js';
+import { TEST_PUBLIC_BASE_URL } from '../helpers/chain/gateway-harness.js';
 
 const ORACLE = 'did:ixo:entity:oracle7d1e3c9a2b';
 

@@ -2,8 +2,8 @@ import type { AppRoute } from '@ts-rest/core';
 import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainContract } from '../../contracts/chain.js';
-import { expectExactShape } from './exact-shape.js';
-import { startGateway, TEST_PUBLIC_BASE_URL, type Gateway } from './gateway-harness.js';
+import { expectExactShape } from '../helpers/chain/exact-shape.js';
+import { startGateway, TEST_PUBLIC_BASE_URL, type Gateway } from '../helpers/chain/gateway-harness.js';
 
 const ORACLE = 'did:ixo:entity:oracle7d1e3c9a2b';
 const PROJECT = 'did:ixo:entity:2f5a5c0a9e1c4b3d8f7e6a5b4c3d2e1f';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import { createChainClient, type ChainPathShape } from '../../sdk/src/chain-client.js';
 import type { Claim, Entity } from '../../contracts/chain-schemas.js';
 import { startFixtureNode, type FixtureNode } from '../../server/chain/fixture-node/fixture-node.js';
-import { startGateway, TEST_PUBLIC_BASE_URL, type Gateway } from './gateway-harness.js';
+import { startGateway, TEST_PUBLIC_BASE_URL, type Gateway } from '../helpers/chain/gateway-harness.js';
 
 const ORACLE = 'did:ixo:entity:oracle7d1e3c9a2b';
 const MINTER = 'did:ixo:entity:2f5a5c0a9e1c4b3d8f7e6a5b4c3d2e1f';

@@ -14,7 +14,7 @@ import {
   rateLimitPlan,
   type ClientPlan,
   type OpenApiDocument,
-} from './client-plan.js';
+} from '../helpers/clients/client-plan.js';
 
 // Clients in other languages, built from the OpenAPI document, against a live server (issue 14 item 6).
 // Each runs when its interpreter and Debian packages are here and is skipped with the reason otherwise,

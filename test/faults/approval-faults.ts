@@ -18,8 +18,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { deniedText } from '../../server/oracle/runtime/approval-gate.js';
 import { firstIdOfAttempt, IDS_PER_ATTEMPT } from '../../server/oracle/runs/event-log.js';
-import { newUser, type OracleUser } from '../oracle/helpers/oracle-client.js';
-import { assembledText, readSse, type SseEvent } from '../oracle/helpers/sse.js';
+import { newUser, type OracleUser } from '../helpers/oracle/oracle-client.js';
+import { assembledText, readSse, type SseEvent } from '../helpers/oracle/sse.js';
 import type { Cluster } from './agent-faults.js';
 
 /** The tool whose calls wait for approval in the suite's instances (ORACLE_TOOLS_NEED_APPROVAL). */

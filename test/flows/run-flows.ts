@@ -3,7 +3,7 @@
 // ends and actions no flow reaches. `-- --update` records the replies of the current menus into the
 // flows instead and shows the diff of each file it changed (review it, then commit). Names of flows
 // (file names without .yaml) limit the run to them. Exit status 1 when a flow differs or something is not
-// reached (without --update). The suite (`npm test`, test/ussd/flows.test.ts) runs the same flows on the
+// reached (without --update). The suite (`npm test`, test/ussd/scenarios/flows.test.ts) runs the same flows on the
 // database and over HTTP too.
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

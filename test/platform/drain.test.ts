@@ -8,9 +8,9 @@ import { SILENT_CONNECTION_GRACE_MS } from '../../server/http-drain.js';
 import type { Part } from '../../server/part.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { openTestDb } from '../helpers/db.js';
-import { newUser, oracleApi } from '../oracle/helpers/oracle-client.js';
-import { newOracleKey, startOracleApp } from '../oracle/helpers/oracle-app.js';
-import { connectSocket } from '../oracle/helpers/socket-client.js';
+import { newUser, oracleApi } from '../helpers/oracle/oracle-client.js';
+import { newOracleKey, startOracleApp } from '../helpers/oracle/oracle-app.js';
+import { connectSocket } from '../helpers/oracle/socket-client.js';
 
 // Issue 16 item 2: a stop (SIGTERM, main.ts → server.close()) drains. Regression of "SIGTERM under load reset
 // all 40 requests in flight": server.ts called closeAllConnections() right after close().

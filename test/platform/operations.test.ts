@@ -16,8 +16,8 @@ import { TEST_ENV } from '../helpers/env.js';
 import { captureLogs } from '../helpers/logs.js';
 import { scriptedUssdPart } from '../helpers/scripted-test-engine.js';
 import { ussdBody } from '../helpers/ussd-dialog.js';
-import { newUser } from '../oracle/helpers/oracle-client.js';
-import { newOracleKey, startOracleApp } from '../oracle/helpers/oracle-app.js';
+import { newUser } from '../helpers/oracle/oracle-client.js';
+import { newOracleKey, startOracleApp } from '../helpers/oracle/oracle-app.js';
 
 // Issue 27: what the server says about itself and how it stops, as an operator meets it.
 

@@ -1,7 +1,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
 import { startTestApp } from '../helpers/app.js';
-import { newOracleKey } from '../oracle/helpers/oracle-app.js';
+import { newOracleKey } from '../helpers/oracle/oracle-app.js';
 
 // Issue 14 item 5: GET /openapi.json describes this deployment; /docs shows it in Swagger UI, offline.
 

@@ -14,7 +14,14 @@ import type { ReactNode } from 'react';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { TestApp } from '../helpers/app.js';
-import { newSession, ORACLE_DID, providerFor, realWallet, startRealOracle, textOf } from './real-oracle.js';
+import {
+  newSession,
+  ORACLE_DID,
+  providerFor,
+  realWallet,
+  startRealOracle,
+  textOf,
+} from '../helpers/sdk-real/real-oracle.js';
 
 describe('the SDK against the real oracle service', () => {
   let app: TestApp;

@@ -14,7 +14,7 @@ import type { ReactNode } from 'react';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { TestApp } from '../helpers/app.js';
-import { startRealOracle, textOf } from './real-oracle.js';
+import { startRealOracle, textOf } from '../helpers/sdk-real/real-oracle.js';
 
 describe('the five-minute path of sdk/README.md against the real service', () => {
   let app: TestApp;

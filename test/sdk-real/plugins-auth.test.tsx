@@ -11,7 +11,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIXTURE_PAY_TO_ADDRESS } from '../../server/oracle/plugins/credits/index.js';
 import type { TestApp } from '../helpers/app.js';
 import { transactOnChain } from '../helpers/chain-tx.js';
-import { newSession, ORACLE_DID, providerFor, realWallet, startRealOracle } from './real-oracle.js';
+import {
+  newSession,
+  ORACLE_DID,
+  providerFor,
+  realWallet,
+  startRealOracle,
+} from '../helpers/sdk-real/real-oracle.js';
 
 describe('plugins and capability tokens: the SDK against the real service', () => {
   let app: TestApp;

@@ -12,10 +12,10 @@ import { fileURLToPath, URL as NodeUrl } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatModel, ModelChunk } from '../../server/oracle/models/model.js';
 import { oraclePart } from '../../server/oracle/part.js';
-import { newUser, oracleApi, type OracleUser } from '../oracle/helpers/oracle-client.js';
-import { startOracleApp, type OracleApp } from '../oracle/helpers/oracle-app.js';
-import { connectSocket } from '../oracle/helpers/socket-client.js';
-import { mapModels } from '../oracle/helpers/test-plugin.js';
+import { newUser, oracleApi, type OracleUser } from '../helpers/oracle/oracle-client.js';
+import { startOracleApp, type OracleApp } from '../helpers/oracle/oracle-app.js';
+import { connectSocket } from '../helpers/oracle/socket-client.js';
+import { mapModels } from '../helpers/oracle/test-plugin.js';
 
 const FIXTURES = fileURLToPath(new NodeUrl('../../sdk/test/fixtures/frames/', import.meta.url));
 const RECORD = process.env['RECORD_FRAMES'] === '1';

@@ -4,7 +4,14 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { longText } from '../../server/oracle/models/scripted-rules.js';
 import type { TestApp } from '../helpers/app.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
-import { newSession, ORACLE_DID, providerFor, realWallet, startRealOracle, textOf } from './real-oracle.js';
+import {
+  newSession,
+  ORACLE_DID,
+  providerFor,
+  realWallet,
+  startRealOracle,
+  textOf,
+} from '../helpers/sdk-real/real-oracle.js';
 
 /** What the scripted model answers to "tell me a long story", word by word. */
 const LONG = longText(400);

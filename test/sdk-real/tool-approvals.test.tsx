@@ -8,7 +8,13 @@ import { z } from 'zod';
 import { act, fireEvent, render, renderHook, screen, waitFor } from '@testing-library/react';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
-import { newSession, ORACLE_DID, providerFor, realWallet, startRealOracle } from './real-oracle.js';
+import {
+  newSession,
+  ORACLE_DID,
+  providerFor,
+  realWallet,
+  startRealOracle,
+} from '../helpers/sdk-real/real-oracle.js';
 
 /** The tool-call part of an AI message, as the chat shows it. */
 const onPaymentRequiredError = (): void => undefined;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { newOracleKey } from '../oracle/helpers/oracle-app.js';
+import { newOracleKey } from '../helpers/oracle/oracle-app.js';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const inCi = !['', '0', 'false'].includes(process.env['CI'] ?? '');

@@ -4,8 +4,8 @@
 // still work under their policy is checked in Chromium by test/security/csp-pages.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { newOracleKey } from '../oracle/helpers/oracle-app.js';
-import { newUser, oracleApi, type OracleUser } from '../oracle/helpers/oracle-client.js';
+import { newOracleKey } from '../helpers/oracle/oracle-app.js';
+import { newUser, oracleApi, type OracleUser } from '../helpers/oracle/oracle-client.js';
 
 let t: TestApp;
 let user: OracleUser;

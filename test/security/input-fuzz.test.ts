@@ -9,9 +9,9 @@ import { JSON_MAX_DEPTH } from '../../contracts/unsafe-text.js';
 import { USSD_INVALID_INPUT_REPLY } from '../../contracts/ussd.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { openTestRedis, TEST_REDIS_URL } from '../helpers/redis.js';
-import { newUser, oracleApi, type OracleUser } from '../oracle/helpers/oracle-client.js';
-import { startOracleApp, type OracleApp } from '../oracle/helpers/oracle-app.js';
-import { ORACLE_ROUTES, requestFor, type Ids, type RouteKey } from './routes.js';
+import { newUser, oracleApi, type OracleUser } from '../helpers/oracle/oracle-client.js';
+import { startOracleApp, type OracleApp } from '../helpers/oracle/oracle-app.js';
+import { ORACLE_ROUTES, requestFor, type Ids, type RouteKey } from '../helpers/security/routes.js';
 
 /** Strings no route accepts, in JSON (a lone surrogate is written as its `\u` escape by JSON.stringify). */
 const POISONS = {
@@ -27,7 +27,7 @@ const URL_POISONS = {
   'lone low surrogate': '%ED%B0%80z',
 };
 
-/** Bodies with every optional string field filled, so each can be poisoned (the others: routes.ts's). */
+/** Bodies with every optional string field filled, so each can be poisoned (the others: test/helpers/security/routes.ts's). */
 const FULL_BODIES: Partial<Record<RouteKey, (ids: Ids) => unknown>> = {
   'oracle.createSession': (ids) => ({ title: 'My chat', roomId: ids.roomId }),
   'oracle.send': (ids) => ({

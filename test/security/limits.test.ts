@@ -10,8 +10,8 @@ import { captureLogs } from '../helpers/logs.js';
 import { haveRedisServer, startPrivateRedis } from '../helpers/private-redis.js';
 import { TEST_REDIS_URL, testRedisPrefix } from '../helpers/redis.js';
 import { TEST_ENV } from '../helpers/env.js';
-import { newUser, oracleApi, type OracleUser } from '../oracle/helpers/oracle-client.js';
-import { newOracleKey, startOracleApp, type OracleApp } from '../oracle/helpers/oracle-app.js';
+import { newUser, oracleApi, type OracleUser } from '../helpers/oracle/oracle-client.js';
+import { newOracleKey, startOracleApp, type OracleApp } from '../helpers/oracle/oracle-app.js';
 import { openTestDb } from '../helpers/db.js';
 
 const REDIS_SERVER = await haveRedisServer();

@@ -2,8 +2,8 @@
 // credited or written, never a 500 (it was one: grpc-js's UNAVAILABLE was not recognised as an outage).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/private-redis.js';
-import { newUser, oracleApi } from '../oracle/helpers/oracle-client.js';
-import { startOracleApp, type OracleApp } from '../oracle/helpers/oracle-app.js';
+import { newUser, oracleApi } from '../helpers/oracle/oracle-client.js';
+import { startOracleApp, type OracleApp } from '../helpers/oracle/oracle-app.js';
 
 let app: OracleApp;
 

@@ -10,9 +10,9 @@ import { FIXTURE_PAY_TO_ADDRESS } from '../../server/oracle/plugins/credits/inde
 import { CreditsLedger } from '../../server/oracle/plugins/credits/ledger.js';
 import { openTestDb } from '../helpers/db.js';
 import { broadcastSends, type Send } from '../helpers/chain-tx.js';
-import { FIXTURE_USER_DID, fixtureUser } from '../oracle/helpers/fixture-user.js';
-import { newUser, oracleApi } from '../oracle/helpers/oracle-client.js';
-import { startOracleApp, type OracleApp } from '../oracle/helpers/oracle-app.js';
+import { FIXTURE_USER_DID, fixtureUser } from '../helpers/oracle/fixture-user.js';
+import { newUser, oracleApi } from '../helpers/oracle/oracle-client.js';
+import { startOracleApp, type OracleApp } from '../helpers/oracle/oracle-app.js';
 
 let app: OracleApp;
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { parseEnv, promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, productionWarnings } from '../../server/config.js';
-import { newOracleKey } from '../oracle/helpers/oracle-app.js';
+import { newOracleKey } from '../helpers/oracle/oracle-app.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const hex24 = (): string => randomBytes(24).toString('hex');

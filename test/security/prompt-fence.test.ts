@@ -13,9 +13,9 @@ import {
   unfence,
 } from '../../server/oracle/models/prompt-fence.js';
 import { compileSystemPrompt } from '../../server/oracle/runtime/prompt.js';
-import { newUser, oracleApi } from '../oracle/helpers/oracle-client.js';
-import { startOracleApp, type OracleApp } from '../oracle/helpers/oracle-app.js';
-import { recordingModels } from '../oracle/helpers/test-plugin.js';
+import { newUser, oracleApi } from '../helpers/oracle/oracle-client.js';
+import { startOracleApp, type OracleApp } from '../helpers/oracle/oracle-app.js';
+import { recordingModels } from '../helpers/oracle/test-plugin.js';
 
 const OPEN = `<${FENCE_TAG}>`;
 const CLOSE = `</${FENCE_TAG}>`;

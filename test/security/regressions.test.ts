@@ -5,9 +5,9 @@ import { io as connect } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../../server/oracle/models/model.js';
 import { oraclePart } from '../../server/oracle/part.js';
-import { newUser, oracleApi, type OracleUser } from '../oracle/helpers/oracle-client.js';
-import { startOracleApp, type OracleApp } from '../oracle/helpers/oracle-app.js';
-import { recordingModels } from '../oracle/helpers/test-plugin.js';
+import { newUser, oracleApi, type OracleUser } from '../helpers/oracle/oracle-client.js';
+import { startOracleApp, type OracleApp } from '../helpers/oracle/oracle-app.js';
+import { recordingModels } from '../helpers/oracle/test-plugin.js';
 
 let app: OracleApp;
 const requests: ModelRequest[] = [];

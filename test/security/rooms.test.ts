@@ -6,8 +6,8 @@ import * as roomsMigration from '../../server/db/migrations/0007-rooms-and-payme
 import { openTestDb } from '../helpers/db.js';
 import { Room } from '../../contracts/oracle.js';
 import { RoomStore } from '../../server/oracle/store/rooms.js';
-import { newUser, oracleApi } from '../oracle/helpers/oracle-client.js';
-import { startOracleApp, type OracleApp } from '../oracle/helpers/oracle-app.js';
+import { newUser, oracleApi } from '../helpers/oracle/oracle-client.js';
+import { startOracleApp, type OracleApp } from '../helpers/oracle/oracle-app.js';
 
 let app: OracleApp;
 beforeAll(async () => {

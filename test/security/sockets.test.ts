@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintUserTokens } from '../../server/oracle/auth/mint.js';
 import { openTestDb } from '../helpers/db.js';
 import { TEST_REDIS_URL, testRedisPrefix } from '../helpers/redis.js';
-import { connectSocket, type TestSocket } from '../oracle/helpers/socket-client.js';
-import { newUser, oracleApi, type OracleUser } from '../oracle/helpers/oracle-client.js';
-import { newOracleKey, startOracleApp, type OracleApp } from '../oracle/helpers/oracle-app.js';
+import { connectSocket, type TestSocket } from '../helpers/oracle/socket-client.js';
+import { newUser, oracleApi, type OracleUser } from '../helpers/oracle/oracle-client.js';
+import { newOracleKey, startOracleApp, type OracleApp } from '../helpers/oracle/oracle-app.js';
 
 let app: OracleApp;
 let a: OracleUser;

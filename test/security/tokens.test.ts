@@ -5,9 +5,15 @@ import { io as connect } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORACLE_CAPABILITIES } from '../../contracts/oracle.js';
 import { mintToken } from '../../server/oracle/auth/mint.js';
-import { newUser, oracleApi, type OracleUser } from '../oracle/helpers/oracle-client.js';
-import { startOracleApp, type OracleApp } from '../oracle/helpers/oracle-app.js';
-import { isAuthenticated, ORACLE_ROUTES, requestFor, type Ids, type RouteKey } from './routes.js';
+import { newUser, oracleApi, type OracleUser } from '../helpers/oracle/oracle-client.js';
+import { startOracleApp, type OracleApp } from '../helpers/oracle/oracle-app.js';
+import {
+  isAuthenticated,
+  ORACLE_ROUTES,
+  requestFor,
+  type Ids,
+  type RouteKey,
+} from '../helpers/security/routes.js';
 
 type Did = `did:${string}:${string}`;
 

@@ -11,9 +11,9 @@ import { RunStore } from '../../server/oracle/store/runs.js';
 import { SessionStore } from '../../server/oracle/store/sessions.js';
 import { openTestDb } from '../helpers/db.js';
 import { openTestRedis, TEST_REDIS_URL } from '../helpers/redis.js';
-import { newUser, oracleApi } from '../oracle/helpers/oracle-client.js';
-import { startOracleApp, type OracleApp } from '../oracle/helpers/oracle-app.js';
-import { answerText } from '../oracle/helpers/sse.js';
+import { newUser, oracleApi } from '../helpers/oracle/oracle-client.js';
+import { startOracleApp, type OracleApp } from '../helpers/oracle/oracle-app.js';
+import { answerText } from '../helpers/oracle/sse.js';
 
 /** Words of PostgreSQL's and PGlite's refusals: none may reach an answer. */
 const DATABASE_WORDS =

@@ -3,9 +3,9 @@
 // (the same 404 JSON), and writes nothing; routes that list or create show B only B's own things. The table
 // below classifies every route of the contracts: a new route fails this file until it is classified.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newUser, oracleApi, type OracleUser } from '../oracle/helpers/oracle-client.js';
-import { startOracleApp, type OracleApp } from '../oracle/helpers/oracle-app.js';
-import { ORACLE_ROUTES, requestFor, type Ids, type RouteKey } from './routes.js';
+import { newUser, oracleApi, type OracleUser } from '../helpers/oracle/oracle-client.js';
+import { startOracleApp, type OracleApp } from '../helpers/oracle/oracle-app.js';
+import { ORACLE_ROUTES, requestFor, type Ids, type RouteKey } from '../helpers/security/routes.js';
 
 /** How a route treats the resources it names. */
 type Kind =

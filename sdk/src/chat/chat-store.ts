@@ -3,7 +3,7 @@ import type { ChatStatus, IMessage, RunState, StreamingMode } from '../types.js'
 
 /** Everything of a chat but its messages: never throttled, published at once. */
 /** No pending approval (one frozen list, so an unchanged meta keeps its identity). */
-export const NO_APPROVALS: readonly PendingApproval[] = Object.freeze([]);
+const NO_APPROVALS: readonly PendingApproval[] = Object.freeze([]);
 
 export interface ChatMeta {
   status: ChatStatus;

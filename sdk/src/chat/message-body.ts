@@ -14,7 +14,7 @@ export type Advertised = Pick<SendMessageBody, 'tools' | 'agActions'>;
  * their zod schemas as JSON schema. Nothing to advertise gives `{}` without loading the converter (the
  * largest part of the library, loaded on the first message that needs it); an empty list is left out.
  */
-export async function advertisedTools(
+async function advertisedTools(
   browserTools: readonly BrowserTool[],
   actions: readonly RegisteredAction[],
 ): Promise<Advertised> {

@@ -47,7 +47,7 @@ export interface SocketAuth {
 export type AuthRefresh = 'delegation' | 'invocation' | undefined;
 
 /** Refusals after which the delegation is minted again (once in a row): it is missing, expired or not accepted. */
-export const DELEGATION_REFUSALS: ReadonlySet<string> = new Set([
+const DELEGATION_REFUSALS: ReadonlySet<string> = new Set([
   'delegation_missing',
   'delegation_expired',
   'auth_missing',
@@ -68,7 +68,7 @@ const FINAL_REFUSALS: ReadonlySet<string> = new Set(['session_not_found', 'room_
 export const UNAVAILABLE_RETRIES = 6;
 
 /** How a dropped connection (or one that could not be opened) is tried again: for ever, by the SDK's backoff. */
-export const RECONNECT_BACKOFF: BackoffOptions = { baseMs: 500, maxMs: 5000 };
+const RECONNECT_BACKOFF: BackoffOptions = { baseMs: 500, maxMs: 5000 };
 
 /** What `onReauthorize` is told when a refused handshake asks for a new delegation. */
 const reauthorizationReason = (code: string | undefined): ReauthorizationReason =>

@@ -54,7 +54,7 @@ export interface OraclesContextValue {
 export const OraclesContext = createContext<OraclesContextValue | null>(null);
 
 /** The exact message of spec C1 for a hook used outside {@link OraclesProvider}. */
-export const OUTSIDE_PROVIDER_MESSAGE = 'useOraclesContext must be used within a OraclesProvider';
+const OUTSIDE_PROVIDER_MESSAGE = 'useOraclesContext must be used within a OraclesProvider';
 
 /**
  * The provider's context. Throws `useOraclesContext must be used within a OraclesProvider` outside one.

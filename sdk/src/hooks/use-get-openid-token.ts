@@ -84,7 +84,7 @@ export interface UseGetOpenIdTokenResult {
 const RENEW_BEFORE_MS = 60_000;
 
 /** When a token of `expires_in` seconds should be renewed, in ms from when it was minted. */
-export function openIdRenewAfterMs(expiresInSeconds: number): number {
+function openIdRenewAfterMs(expiresInSeconds: number): number {
   const life = Math.max(0, expiresInSeconds * 1000);
   return Math.max(1000, life - Math.min(RENEW_BEFORE_MS, life / 2));
 }

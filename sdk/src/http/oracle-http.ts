@@ -15,7 +15,7 @@ export interface OracleAuth {
 }
 
 /** How long a request waits for its answer to begin by default: 120 s, as the reference SDK. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
 
 export interface OracleRequest {
   method: 'GET' | 'POST' | 'DELETE';

@@ -16,7 +16,7 @@ const STEP_NAMES: Record<string, string> = {
 };
 
 /** A readable name of a step, for messages: "the session list", "sending a message", … */
-export function stepName(step: OracleStep): string {
+function stepName(step: OracleStep): string {
   const known = STEP_NAMES[step];
   if (known) return known;
   if (step.startsWith('POST /messages/')) return 'sending a message';

@@ -12,7 +12,7 @@ export interface MockRunEvent {
 const encoder = new TextEncoder();
 
 /** One SSE frame: `id:`, `event:`, one-line JSON `data:`. */
-export function sseFrame(e: MockRunEvent): string {
+function sseFrame(e: MockRunEvent): string {
   return `id: ${e.id}\nevent: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`;
 }
 

@@ -208,7 +208,7 @@ export function emitTo(state: MockState, sessionId: string, event: string, paylo
 }
 
 /** Whether a session has a socket whose handshake was accepted and that is still open. */
-export function hasSocket(state: MockState, sessionId: string): boolean {
+function hasSocket(state: MockState, sessionId: string): boolean {
   for (const s of state.sockets) if (s.connected && s.query.get('sessionId') === sessionId) return true;
   return false;
 }

@@ -22,8 +22,7 @@ const PREFIX = 'oracles_pending_payment::';
  * One per pair, whatever it pays for: a payment is never signed while one is pending, so a changed claim list
  * (a report that was credited but whose answer was lost) cannot hide a signed transfer.
  */
-export const pendingPaymentKey = (userDid: string, oracleDid: string): string =>
-  `${PREFIX}${userDid}::${oracleDid}`;
+const pendingPaymentKey = (userDid: string, oracleDid: string): string => `${PREFIX}${userDid}::${oracleDid}`;
 
 function parse(raw: string | null): PendingPayment | undefined {
   if (raw === null) return undefined;

@@ -10,7 +10,7 @@ const STATUS_TEXT = {
 } as const satisfies Record<NonNullable<ToolCallComponentProps['status']>, string>;
 
 /**
- * A line of its own, apart from the answer's text around it (it was glued to it: "TRIAL CHAT[pageTitle: done]").
+ * A line of its own, apart from the answer's text around it (inline, it would read "TRIAL CHAT[pageTitle: done]").
  * A `span` shown as a block rather than a `div`, so that it stays valid inside an app's `<p>`.
  */
 const LINE_OF_ITS_OWN = { display: 'block', margin: '0.25em 0' } as const;

@@ -16,7 +16,7 @@ import { projectRoot } from '../../project-root.js';
 import { fromRestJson } from '../rest-json-read.js';
 
 /** Placeholder in the fixture files for the server's own base URL (the oracle's service endpoints). */
-export const PUBLIC_BASE_URL_PLACEHOLDER = '{{PUBLIC_BASE_URL}}';
+const PUBLIC_BASE_URL_PLACEHOLDER = '{{PUBLIC_BASE_URL}}';
 
 /** The fixture node's state, as decoded protobuf messages; every map is in store key order. */
 export interface FixtureData {

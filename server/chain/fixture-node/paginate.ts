@@ -6,7 +6,7 @@ import type {
 import { ChainError } from '../chain-error.js';
 
 /** Page size when the request gives none (Cosmos `query.DefaultLimit`); the total is then counted too. */
-export const DEFAULT_LIMIT = 100n;
+const DEFAULT_LIMIT = 100n;
 
 /** Message of the InvalidArgument answered when a request gives both `offset` and `key`. */
 export const OFFSET_AND_KEY_MESSAGE = 'invalid request, either offset or key is expected, got both';

@@ -7,7 +7,7 @@ import { AuthInfo, Tx, TxBody, TxRaw } from '../../../generated/proto/cosmos/tx/
 import { ChainError } from '../chain-error.js';
 
 /** Type URL of the only message the fixture node executes. */
-export const MSG_SEND_TYPE_URL = '/cosmos.bank.v1beta1.MsgSend';
+const MSG_SEND_TYPE_URL = '/cosmos.bank.v1beta1.MsgSend';
 /** Every account of the fixture chain starts with this much of every denom (a development faucet). */
 export const FIXTURE_START_BALANCE = 10_000_000_000n;
 /** ABCI code of a transaction the fixture node has seen before (the SDK's ErrTxInMempoolCache). */

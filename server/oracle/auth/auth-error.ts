@@ -18,7 +18,7 @@ export type AuthErrorCode = Extract<
 >;
 
 /** What the client is told for each code: what is wrong and what to do, never the token itself. */
-export const AUTH_MESSAGES: Record<AuthErrorCode, string> = {
+const AUTH_MESSAGES: Record<AuthErrorCode, string> = {
   auth_missing:
     'Authentication required: send Authorization: Bearer <invocation> with X-Auth-Type: ucan, or x-ucan-delegation.',
   auth_malformed:

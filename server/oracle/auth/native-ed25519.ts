@@ -13,7 +13,7 @@ type EdDSA = typeof ed25519.Verifier.signatureCode;
 /**
  * A did:key Ed25519 verifier that checks signatures with Node's crypto (OpenSSL) instead of ucanto's
  * pure-JavaScript `@noble/ed25519`: the same answer (RFC 8032 verification of the same bytes). Verifying a new
- * user's two tokens took 3.1-3.3 ms of the server's thread with noble and takes 0.7-0.8 ms now; noble was 11 % of
+ * user's two tokens takes 3.1-3.3 ms of the server's thread with noble and 0.7-0.8 ms here; noble took 11 % of
  * the oracle's CPU while 1,000 new users opened streams (the oracle bench). Everything but `verify` is ucanto's
  * own key.
  */

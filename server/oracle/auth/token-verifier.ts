@@ -41,7 +41,7 @@ export interface TokenLifetimes {
 }
 
 /** The defaults of server/oracle/config.ts: an invocation 24 hours, a delegation 30 days. */
-export const DEFAULT_TOKEN_LIFETIMES: TokenLifetimes = {
+const DEFAULT_TOKEN_LIFETIMES: TokenLifetimes = {
   invocationSeconds: 86_400,
   delegationSeconds: 30 * 86_400,
 };

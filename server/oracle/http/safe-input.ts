@@ -19,7 +19,7 @@ function urlPartReason(part: string): { text: string; reason: string | undefined
  * The first problem in a request's path, query string or JSON body (see lib/unsafe-text.ts), as
  * `<where>: <reason>` (`query.q: a NUL character (U+0000) is not accepted in any text.`), or undefined.
  */
-export function findUnsafeInput(req: { originalUrl: string; body?: unknown }): string | undefined {
+function findUnsafeInput(req: { originalUrl: string; body?: unknown }): string | undefined {
   const q = req.originalUrl.indexOf('?');
   const path = q === -1 ? req.originalUrl : req.originalUrl.slice(0, q);
   for (const part of path.split('/')) {

@@ -20,7 +20,7 @@ const WINDOW_MS = 60_000;
  * service runs (a long answer with a few browser tools takes minutes), short enough that a crash does not
  * hold a user back for long.
  */
-export const RUN_SLOT_TTL_MS = 10 * 60_000;
+const RUN_SLOT_TTL_MS = 10 * 60_000;
 /** A count no user reaches: the limit of a slot taken whatever the count. */
 const UNLIMITED = 2 ** 31;
 

@@ -7,7 +7,7 @@
  * {@link encodeUserText} the text has no `<` or `>` at all (nor a look-alike of them), so it can never hold
  * `</user-text>`; it is one line (every line break, Unicode's line and paragraph separators included, becomes a
  * space), carries no invisible format characters (zero-width characters, bidirectional controls, tag
- * characters) and no lone surrogates. Stripping in one pass, as before issue 36, let
+ * characters) and no lone surrogates. Stripping in one pass would let
  * `</user-</user-preferences>preferences>` become a closing tag.
  */
 

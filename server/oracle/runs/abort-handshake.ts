@@ -20,7 +20,7 @@ export interface AbortGate {
 }
 
 /** Longest the `done` of an aborted run is held back for the abort's answer. */
-export const MAX_HOLD_MS = 5000;
+const MAX_HOLD_MS = 5000;
 
 /** A gate that opens when `answered` resolves, or after {@link MAX_HOLD_MS}. */
 export function createAbortGate(answered: Promise<void>, maxHoldMs = MAX_HOLD_MS): AbortGate {

@@ -14,7 +14,7 @@ import type {
 } from '../store/approvals.js';
 
 /** Who decides when nobody did: a timeout, or a turn that ended while it waited. */
-export const SYSTEM_DECIDER = 'system';
+const SYSTEM_DECIDER = 'system';
 
 /** How long a check of the store waits between two looks while nothing arrives on the bus. */
 const RECHECK_MS = 5_000;

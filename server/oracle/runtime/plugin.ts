@@ -19,7 +19,7 @@ export type TurnGuard = (turn: {
 }) => Promise<void>;
 
 /** Categories of plugins (the plugin-runtime proposal's list). */
-export const PLUGIN_CATEGORIES = [
+const PLUGIN_CATEGORIES = [
   'data',
   'communication',
   'automation',

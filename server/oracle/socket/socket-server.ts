@@ -59,7 +59,7 @@ export interface OracleSockets {
  * Gives every promise `methods` of `client` return a rejection handler (`onError`), for callers that drop the
  * promise. The promise is returned as it is: a caller that awaits it still sees the rejection.
  */
-export function handleRejections(client: Redis, methods: string[], onError: (err: unknown) => void): void {
+function handleRejections(client: Redis, methods: string[], onError: (err: unknown) => void): void {
   const target = client as unknown as Record<string, unknown>;
   for (const name of methods) {
     const original = target[name];

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 
 /** Digits and capitals without the look-alikes 0/O, 1/I/L and U (read as V): 30 symbols. */
-export const CUSTOMER_ID_ALPHABET = '23456789ABCDEFGHJKMNPQRSTVWXYZ';
+const CUSTOMER_ID_ALPHABET = '23456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 /** `C` + 8 symbols of {@link CUSTOMER_ID_ALPHABET} (30^8 ≈ 6.6·10^11 ids). */
 export const CUSTOMER_ID_PATTERN = /^C[23456789ABCDEFGHJKMNPQRSTVWXYZ]{8}$/;

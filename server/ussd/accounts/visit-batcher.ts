@@ -14,8 +14,8 @@ export interface VisitBatcher {
 }
 
 /**
- * Write-behind for the per-dial phone visit: the upsert was the largest cost on the dial path with the
- * embedded database (see docs/performance.md). Visits are analytics, not accounts: a crash loses at most
+ * Write-behind for the per-dial phone visit: written inline, the upsert is the largest cost on the dial path
+ * with the embedded database (see docs/performance.md). Visits are analytics, not accounts: a crash loses at most
  * one interval of counts, and a failed write is logged and dropped rather than retried forever.
  */
 export function createVisitBatcher(db: Db, logger: Logger, intervalMs = 1000): VisitBatcher {

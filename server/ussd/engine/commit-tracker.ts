@@ -4,8 +4,7 @@ import type { AccountService, CreatedCustomer, Customer, PinCheck } from '../acc
  * The accounts as one turn's actions see them: each method that commits a change the user is told about
  * (an account, a PIN check and its lock, a new PIN, a language) sets {@link committed} when it succeeds, so
  * the session flow knows the reply reports a change already in the database and must be delivered even when
- * the session store fails afterwards. A class, so a turn makes one object and no closures (each closure made
- * per request also costs a `__name` call under tsx).
+ * the session store fails afterwards. A class, so a turn makes one object rather than a closure per method.
  */
 export class CommitTracker implements AccountService {
   /** A change the user is told about was committed during this turn. */

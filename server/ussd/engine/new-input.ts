@@ -2,7 +2,7 @@
  * What stands in the stored `processedText` for each character of a value typed into an input screen
  * (a name, an e-mail, a customer ID, a PIN): the session keeps the shape of the text, never those values.
  */
-export const MASK = '•';
+const MASK = '•';
 
 /** How a request's accumulated `text` relates to what the session already processed. */
 export type NewInput =

@@ -53,7 +53,7 @@ function readParams(value: unknown): Record<string, string> | undefined {
  * generic walk cost more than the rest of the step. Returns a fresh copy (the engine changes the history
  * and form in place; the stored value must stay as it was) without unknown keys (nor a `customerId` that
  * is present but undefined, which JSON never holds), or undefined when the value does not fit.
- * test/ussd/engine-session-data.test.ts holds it to the schema on generated values.
+ * test/ussd/engine/session-data.test.ts holds it to the schema on generated values.
  */
 export function readEngineData(value: unknown): EngineData | undefined {
   if (!isFields(value) || value['v'] !== 1) return undefined;

@@ -4,7 +4,7 @@ import type { UssdGatewayConfig } from '../config.js';
 import { createAddressList } from './address-list.js';
 
 /** The challenge of a 401: the aggregator (or curl) answers it with the callback URL's credentials. */
-export const AGGREGATOR_CHALLENGE = 'Basic realm="ussd"';
+const AGGREGATOR_CHALLENGE = 'Basic realm="ussd"';
 
 const BASIC = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i;
 

@@ -5,7 +5,7 @@ const JSON_TYPE = 'application/json';
 const FORM_TYPE = 'application/x-www-form-urlencoded';
 
 /** Largest accepted body. A valid request is well under 1 KB (text ≤ 182, sessionId ≤ 100 characters). */
-export const USSD_BODY_LIMIT = '4kb';
+const USSD_BODY_LIMIT = '4kb';
 
 declare module 'express-serve-static-core' {
   interface Locals {

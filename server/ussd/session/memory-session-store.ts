@@ -29,7 +29,7 @@ function deepFreeze<T>(value: T): T {
  * after its last `set`; expired entries are dropped on read and swept by an unref'd timer so memory does
  * not grow with abandoned sessions.
  *
- * Values are kept as given and frozen, not copied: a JSON round trip on every `get` and `set` was a
+ * Values are kept as given and frozen, not copied: a JSON round trip on every `get` and `set` would be a
  * visible share of a request's CPU. Changing a stored or loaded value throws (ESM is strict mode) instead
  * of silently diverging from the Redis store, which hands out copies.
  */

@@ -10,7 +10,7 @@ import { projectRoot } from '../../project-root.js';
 import { pageHeaders, setHeaders, type HeaderSet } from '../../security-headers.js';
 
 /** Where the page lives: `GET /ussd/simulator` and its files under it. */
-export const SIMULATOR_PATH = '/ussd/simulator';
+const SIMULATOR_PATH = '/ussd/simulator';
 
 // Resolved when a file is served, not when the module loads (a test environment such as jsdom may give
 // modules a URL that is not a file: one).
@@ -29,7 +29,7 @@ export interface SimulatorConfig {
   version?: number;
 }
 
-export function simulatorConfig(menus: MenuTree | LiveMenus): SimulatorConfig {
+function simulatorConfig(menus: MenuTree | LiveMenus): SimulatorConfig {
   const live = menus instanceof LiveMenus ? menus : undefined;
   const tree = live?.tree ?? (menus as MenuTree);
   const ends: Record<string, string[]> = {};

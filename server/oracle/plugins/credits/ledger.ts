@@ -6,7 +6,7 @@ import type { Database } from '../../../db/schema.js';
  * A new payment reference: `pay_` and 32 hex digits (128 random bits), short enough for any wallet's memo field
  * (the chain allows 256 characters) and unguessable, so no one can bind their payment to another user.
  */
-export function newPaymentMemo(): string {
+function newPaymentMemo(): string {
   return `pay_${randomBytes(16).toString('hex')}`;
 }
 

@@ -10,7 +10,7 @@ import { defineTool } from '../../runtime/tools.js';
 import { memoryConfig } from './config.js';
 import { MemoryStore } from './store.js';
 
-export const memoryManifest: PluginManifest = {
+const memoryManifest: PluginManifest = {
   name: 'memory',
   title: 'Memory',
   summary: 'Remembers facts about the user across sessions (who they are, their work) and recalls them.',

@@ -28,7 +28,7 @@ export const userPreferencesManifest: PluginManifest = {
 };
 
 /** The tool's description: spec part D's three use rules, in words a model can follow. */
-export const SET_USER_PREFERENCES_DESCRIPTION = [
+const SET_USER_PREFERENCES_DESCRIPTION = [
   "Saves how the user wants you to behave from now on in this room: tone, answer length, format, reply language (a BCP 47 tag such as 'sw' or 'en'), formality, what to call you (agentName), or standing instructions such as 'No emojis.'.",
   '1. Call it when the user states how you should behave (terse replies, a reply language, a form of address, no emojis) or asks you to change your voice, formality or language. Save without asking for confirmation.',
   '2. Do not call it for facts about who the user is (their name, role or project) or for things you produced and how they liked them: those belong to a separate memory, not to preferences.',

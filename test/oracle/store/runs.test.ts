@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { MessageStore } from '../../../server/oracle/store/messages.js';
+import { RunStore } from '../../../server/oracle/store/runs.js';
+import { SessionStore } from '../../../server/oracle/store/sessions.js';
+import { openTestDb, TEST_DATABASE_URL } from '../../helpers/db.js';
+
+describe('RunStore', () => {
+  it('checkpoints many runs in one call: each its own text, last id and tools flag, only the owner’s', async () => {
+    await using db = await openTestDb();
+    const session = await new SessionStore(db.kysely, 'did:key:oracle').create('did:key:user', {});
+    const runs = new RunStore(db.kysely);
+    const start = async (owner: string): Promise<string> => {
+      const runId = `run_${randomUUID()}`;
+      await runs.createWithQuestion(
+        {
+          runId,
+          sessionId: session.session_id,
+          userDid: 'did:key:user',
+          requestId: randomUUID(),
+          owner,
+          leaseMs: 30_000,
+          request: { message: 'hi' },
+        },
+        { id: randomUUID(), sessionId: session.session_id, type: 'human', content: 'hi' },
+        'hi',
+      );
+      return runId;
+    };
+    const [a, b, other] = [await start('me'), await start('me'), await start('someone else')];
+    await runs.checkpointMany('me', [
+      { runId: a, partialText: 'It’s "quoted", \\ and $1', lastEventId: 1_000_007, toolsStarted: true },
+      { runId: b, partialText: 'second', lastEventId: 3, toolsStarted: false },
+      { runId: other, partialText: 'not mine', lastEventId: 9, toolsStarted: true },
+    ]);
+    expect(await runs.get(a)).toMatchObject({
+      partial_text: 'It’s "quoted", \\ and $1',
+      last_event_id: 1_000_007,
+      tools_started: true,
+    });
+    expect(await runs.get(b)).toMatchObject({
+      partial_text: 'second',
+      last_event_id: 3,
+      tools_started: false,
+    });
+    expect(await runs.get(other)).toMatchObject({ partial_text: '', last_event_id: 0, tools_started: false });
+    // A tool once started stays started.
+    await runs.checkpointMany('me', [{ runId: a, partialText: 'more', lastEventId: 8, toolsStarted: false }]);
+    expect(await runs.get(a)).toMatchObject({ partial_text: 'more', tools_started: true });
+  });
+
+  it('keeps the thread cache of an exclusive message store in step with the questions and answers it writes', async () => {
+    await using db = await openTestDb();
+    const session = await new SessionStore(db.kysely, 'did:key:oracle').create('did:key:user', {});
+    const messages = new MessageStore(db.kysely, { exclusive: true });
+    const runs = new RunStore(db.kysely, messages);
+    const sessionId = session.session_id;
+    expect(await messages.recent(sessionId, 51)).toEqual([]);
+    const runId = `run_${randomUUID()}`;
+    const run = {
+      runId,
+      sessionId,
+      userDid: 'did:key:user',
+      requestId: 'req-1',
+      owner: 'me',
+      leaseMs: 30_000,
+      request: { message: 'hi' },
+    };
+    await runs.createWithQuestion(run, { id: 'q-1', sessionId, type: 'human', content: 'hi' }, 'hi');
+    const toolCalls = [
+      { id: 'c1', name: 't', kind: 'tool' as const, args: { x: 1 }, status: 'done' as const, output: 'ok' },
+    ];
+    await runs.endWithAnswer(
+      runId,
+      { status: 'finished', partialText: 'hello', lastEventId: 5 },
+      { id: 'req-1', sessionId, type: 'ai', content: 'hello', toolCalls, runStatus: 'finished' },
+    );
+    // What the cache answers is what the database holds (but the times, stamped apart).
+    const cached = await messages.recent(sessionId, 51);
+    const stored = await new MessageStore(db.kysely).recent(sessionId, 51);
+    const withoutTimes = (list: typeof stored) => list.map(({ createdAt: _t, ...m }) => m);
+    expect(withoutTimes(cached)).toEqual(withoutTimes(stored));
+    expect(cached.map((m) => m.content)).toEqual(['hi', 'hello']);
+    expect(await messages.recent(sessionId, 1)).toMatchObject([{ id: 'req-1', toolCalls }]);
+  });
+
+  // Two instances after a database pause longer than the lease: one sweeps orphans while the other still
+  // writes its runs. The sweep must not wait on a row being written (it waited, or deadlocked with a batched
+  // checkpoint, holding pooled connections until the statement timeout: a 503 to the next message).
+  it.runIf(TEST_DATABASE_URL)(
+    'claims orphans without waiting on a run whose row another writer holds',
+    async () => {
+      await using db = await openTestDb();
+      const session = await new SessionStore(db.kysely, 'did:key:oracle').create('did:key:user', {});
+      const runs = new RunStore(db.kysely);
+      const orphan = async (runId: string): Promise<void> => {
+        await runs.createWithQuestion(
+          {
+            runId,
+            sessionId: session.session_id,
+            userDid: 'did:key:user',
+            requestId: randomUUID(),
+            owner: 'a-paused-instance',
+            leaseMs: 30_000,
+            request: { message: 'hi' },
+          },
+          { id: randomUUID(), sessionId: session.session_id, type: 'human', content: 'hi' },
+          'hi',
+        );
+        await db.kysely
+          .updateTable('oracle_runs')
+          .set({ lease_expires_at: new Date(Date.now() - 1_000) })
+          .where('run_id', '=', runId)
+          .execute();
+      };
+      await orphan('run_held');
+      await orphan('run_free');
+      let releaseRow!: () => void;
+      const held = new Promise<void>((resolve) => (releaseRow = resolve));
+      let rowLocked!: () => void;
+      const locked = new Promise<void>((resolve) => (rowLocked = resolve));
+      const writer = db.kysely.transaction().execute(async (trx) => {
+        await trx
+          .selectFrom('oracle_runs')
+          .select('run_id')
+          .where('run_id', '=', 'run_held')
+          .forUpdate()
+          .execute();
+        rowLocked();
+        await held;
+      });
+      await locked;
+      const waited = Symbol('waited on the held row');
+      const claim = runs.claimOrphans('me', 30_000, 10);
+      const first = await Promise.race([claim, new Promise((r) => setTimeout(() => r(waited), 1_500))]);
+      releaseRow();
+      await writer;
+      expect(first).not.toBe(waited);
+      expect((first as Awaited<typeof claim>).map((r) => r.run_id)).toEqual(['run_free']);
+      // Once the writer is done, the next sweep takes the row it skipped.
+      expect((await runs.claimOrphans('me', 30_000, 10)).map((r) => [r.run_id, r.owner, r.attempt])).toEqual([
+        ['run_held', 'me', 2],
+      ]);
+    },
+  );
+});
