@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { deniedText } from '../../../server/oracle/runtime/approval-gate.js';
 import type { ModelMessage, ModelTool } from '../../../server/oracle/models/model.js';
-import { declinedReason, scriptedRuleSet, ScriptedRule } from '../../../server/oracle/models/scripted-rules.js';
+import {
+  declinedReason,
+  scriptedRuleSet,
+  ScriptedRule,
+} from '../../../server/oracle/models/scripted-rules.js';
 
 const remember = ScriptedRule.parse({
   match: '\\bremember (?:that )?(.+?)\\.?$',

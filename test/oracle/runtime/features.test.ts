@@ -4,8 +4,16 @@ import { z } from 'zod';
 import { loadConfig } from '../../../server/config.js';
 import { oracleConfigSections } from '../../../server/oracle/config-sections.js';
 import { creditsManifest } from '../../../server/oracle/plugins/credits/index.js';
-import { parseFeatureList, PluginBootError, resolvePlugins } from '../../../server/oracle/runtime/features.js';
-import { definePlugin, type OraclePlugin, type PluginManifest } from '../../../server/oracle/runtime/plugin.js';
+import {
+  parseFeatureList,
+  PluginBootError,
+  resolvePlugins,
+} from '../../../server/oracle/runtime/features.js';
+import {
+  definePlugin,
+  type OraclePlugin,
+  type PluginManifest,
+} from '../../../server/oracle/runtime/plugin.js';
 
 const plugin = (manifest: Partial<PluginManifest> & { name: string }): OraclePlugin =>
   definePlugin({
