@@ -47,6 +47,15 @@ const servers = (): Record<string, string> | undefined => {
   return db && redis ? { BENCH_DATABASE_URL: db, BENCH_REDIS_URL: redis } : undefined;
 };
 
+/** A brief run of the agent bench, in either column. */
+const ORACLE_BRIEF = {
+  BENCH_ROUNDS: '1',
+  BENCH_DURATION_S: '4',
+  BENCH_SOLO_S: '2',
+  BENCH_WARMUP_S: '2',
+  BENCH_IDLE_STREAMS: '300',
+};
+
 const BENCHES: BenchSpec[] = [
   {
     name: 'ussd',
@@ -61,26 +70,14 @@ const BENCHES: BenchSpec[] = [
   {
     name: 'oracle',
     script: 'bench:oracle',
-    brief: {
-      BENCH_ROUNDS: '1',
-      BENCH_DURATION_S: '4',
-      BENCH_SOLO_S: '2',
-      BENCH_WARMUP_S: '2',
-      BENCH_IDLE_STREAMS: '300',
-    },
+    brief: ORACLE_BRIEF,
   },
   {
     name: 'oracle-pg-redis',
     script: 'bench:oracle',
     always: servers,
     command: 'BENCH_DATABASE_URL=… BENCH_REDIS_URL=… npm run bench:oracle',
-    brief: {
-      BENCH_ROUNDS: '1',
-      BENCH_DURATION_S: '4',
-      BENCH_SOLO_S: '2',
-      BENCH_WARMUP_S: '2',
-      BENCH_IDLE_STREAMS: '300',
-    },
+    brief: ORACLE_BRIEF,
   },
   { name: 'sdk', script: 'bench:sdk', brief: { BENCH_SDK_SECONDS: '2' } },
 ];
