@@ -23,6 +23,7 @@ import { newOracleKey } from '../helpers/oracle/oracle-app.js';
 import { connectSocket, type TestSocket } from '../helpers/oracle/socket-client.js';
 import { assembledText, readSse, type SseEvent } from '../helpers/oracle/sse.js';
 import { APPROVAL_TOOL, runApprovalPhase } from './approval-faults.js';
+import { createSession } from './create-session.js';
 import { startPrivatePostgres } from './private-postgres.js';
 import { ServerProcess } from './server-process.js';
 
@@ -465,21 +466,6 @@ async function recovery(
   return Date.now() - since;
 }
 
-/** A session for `user` (a 503 while the instance's pool warms up is retried, as clients do). */
-async function createSession(port: number, user: OracleUser): Promise<string> {
-  for (let attempt = 0; ; attempt++) {
-    const r = await fetch(`http://127.0.0.1:${port}/sessions`, {
-      method: 'POST',
-      headers: { ...user.headers, 'content-type': 'application/json' },
-      body: '{}',
-    });
-    const body = (await r.json()) as { sessionId?: string };
-    if (r.status === 201 && body.sessionId) return body.sessionId;
-    if (r.status !== 503 || attempt >= 10) throw new Error(`POST /sessions answered ${r.status}`);
-    await sleep(200);
-  }
-}
-
 interface Phase {
   name: string;
   /** When the fault began and when the dependency or instance came back. */
@@ -548,13 +534,13 @@ export async function runAgentFaults(work: string, log: NodeJS.WritableStream): 
       Array.from({ length: CHAT_USERS + TOOL_USERS }, async (_, i) => {
         const user = await newUser(config.did);
         const home = i % 2;
-        return { user, home, sessionId: await createSession(cluster.port(home), user) };
+        return { user, home, sessionId: await createSession(`http://127.0.0.1:${cluster.port(home)}`, user) };
       }),
     );
     const probes = await Promise.all(
       cluster.instances.map(async (s) => {
         const user = await newUser(config.did);
-        return { user, sessionId: await createSession(s.port, user) };
+        return { user, sessionId: await createSession(`http://127.0.0.1:${s.port}`, user) };
       }),
     );
     health.start();

@@ -19,6 +19,7 @@ import pg from 'pg';
 import { deniedText } from '../../server/oracle/runtime/approval-gate.js';
 import { firstIdOfAttempt, IDS_PER_ATTEMPT } from '../../server/oracle/runs/event-log.js';
 import { newUser, type OracleUser } from '../helpers/oracle/oracle-client.js';
+import { createSession } from './create-session.js';
 import { assembledText, readSse, type SseEvent } from '../helpers/oracle/sse.js';
 import type { Cluster } from './agent-faults.js';
 
@@ -62,20 +63,6 @@ export interface ApprovalPhaseResult {
 }
 
 const base = (cluster: Cluster, i: number): string => `http://127.0.0.1:${cluster.port(i)}`;
-
-async function createSession(port: string, user: OracleUser): Promise<string> {
-  for (let attempt = 0; ; attempt++) {
-    const r = await fetch(`${port}/sessions`, {
-      method: 'POST',
-      headers: { ...user.headers, 'content-type': 'application/json' },
-      body: '{}',
-    });
-    const body = (await r.json()) as { sessionId?: string };
-    if (r.status === 201 && body.sessionId) return body.sessionId;
-    if (r.status !== 503 || attempt >= 10) throw new Error(`POST /sessions answered ${r.status}`);
-    await sleep(200);
-  }
-}
 
 /** Reads a stream into the turn until `done` (true) or until it ends or drops (false). */
 async function readInto(
