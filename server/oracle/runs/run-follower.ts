@@ -1,10 +1,12 @@
 import { isInFlight } from '../../../contracts/run-states.js';
 import type { RunRow, RunStore } from '../store/runs.js';
-import { IDS_PER_ATTEMPT, type RunEventLog, type RunEventRecord } from './event-log.js';
+import { IDS_PER_ATTEMPT, runEvent, type RunEventLog, type RunEventRecord } from './event-log.js';
 import { retryStore } from './store-retry.js';
 
 /** Pause between two tries to read what a live subscription missed (the log may be away a while). */
 const CATCH_UP_RETRY_MS = 250;
+/** How long a follower of a run that ended elsewhere waits for its `done` before writing it from the row. */
+const ENDING_WAIT_MS = 1000;
 
 /**
  * Following a run's events, for a stream or a re-join (`GET /runs/:runId`): what it reads the events from, and
@@ -89,16 +91,43 @@ export async function followRun(
   for (const record of buffered.splice(0)) deliver(record);
   // A run this instance executes writes its `done` to the log we subscribed to: no need to ask the database.
   // A run that ended elsewhere records the id of its `done`: asked for what comes after it, there is
-  // nothing more; otherwise its `done` is on its way (it is written just after the run ends).
+  // nothing more; otherwise its `done` is on its way (it is written just after the run ends), or it never
+  // reached the log (its instance died between recording the end and writing it): after a second, the
+  // follower writes the run's last events from its row.
   if (!finished && !deps.isLocal(runId)) {
     const row = await deps.runs.get(runId);
     if (!row) finish();
     else if (!isInFlight(row.status)) {
       if (after >= Number(row.last_event_id)) finish();
-      else setTimeout(finish, 1000).unref();
+      else
+        setTimeout(() => {
+          for (const record of endingOf(row)) if (record.id > last) deliver(record);
+          finish();
+        }, ENDING_WAIT_MS).unref();
     }
   }
   await done;
+}
+
+/**
+ * The last events of a run that ended, as its row records them: `error` (a failed run) then `done`, with the
+ * ids the run gave them. What a follower sends when the log lost them with the instance that wrote them; the
+ * same events as the run's own but for the `error` event's timestamp (the row's end).
+ */
+export function endingOf(row: RunRow): RunEventRecord[] {
+  const doneId = Number(row.last_event_id);
+  if (row.status === 'finished') return [runEvent(doneId, 'done', { status: 'finished' })];
+  if (isInFlight(row.status)) return [];
+  const status = row.status;
+  const done = runEvent(doneId, 'done', { status, partialText: row.partial_text });
+  if (status !== 'failed') return [done];
+  const timestamp = (row.ended_at ?? row.updated_at).toISOString();
+  const error = runEvent(doneId - 1, 'error', {
+    error: row.error ?? 'The turn failed.',
+    code: 'turn_failed',
+    timestamp,
+  });
+  return [error, done];
 }
 
 /** Whether a run's events can still be followed: it is in flight, or its events are retained. */

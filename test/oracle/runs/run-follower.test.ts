@@ -5,7 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEventRecord } from '../../../server/oracle/runs/event-log.js';
 import { createMemoryRunEventLog } from '../../../server/oracle/runs/memory-event-log.js';
-import { followRun, isFollowable, isGap, type FollowDeps } from '../../../server/oracle/runs/run-follower.js';
+import {
+  endingOf,
+  followRun,
+  isFollowable,
+  isGap,
+  type FollowDeps,
+} from '../../../server/oracle/runs/run-follower.js';
 import { answerSoFar } from '../../../server/oracle/runs/run-recovery.js';
 import type { RunRow, RunStore } from '../../../server/oracle/store/runs.js';
 
@@ -114,15 +120,65 @@ describe('followRun', () => {
 
   it('a run that ended elsewhere: nothing after its last id ends at once; an earlier `after` waits a second for its done', async () => {
     const ended = row({ status: 'finished', last_event_id: 7 });
-    const { d, asked } = deps({ run_1: ended });
+    const { d, asked, log } = deps({ run_1: ended });
     const atEnd = await follow(d, 7);
     expect(atEnd.got).toEqual([]);
     expect(atEnd.ms).toBeLessThan(500);
     expect(asked).toEqual(['run_1']);
-    const before = await follow(d, 3);
-    expect(before.got).toEqual([]);
-    expect(before.ms).toBeGreaterThanOrEqual(900);
-    expect(before.ms).toBeLessThan(3_000);
+    // Its done reaches the log within the second: delivered once, the follower stops there.
+    setTimeout(() => void log.append('run_1', done(7)), 200);
+    const onItsWay = await follow(d, 3);
+    expect(onItsWay.got).toEqual([7]);
+    expect(onItsWay.ms).toBeLessThan(900);
+  });
+
+  it("a run whose done never reached the log (its instance died after recording the end): the row's ending, after a second", async () => {
+    // Finished: `done` with the id the run gave it.
+    const finished = deps({ run_1: row({ status: 'finished', last_event_id: 7 }) });
+    await finished.log.append('run_1', run(1));
+    await finished.log.append('run_1', text(6, 'last words'));
+    const failedRow = row({
+      status: 'failed',
+      last_event_id: 9,
+      partial_text: 'half an answ',
+      error: 'The model did not answer.',
+      ended_at: new Date('2026-11-28T10:00:05.000Z'),
+    });
+    const failed = deps({ run_1: failedRow });
+    const pastError = deps({ run_1: failedRow });
+    const records: RunEventRecord[] = [];
+    const got: RunEventRecord[] = [];
+    const tail: number[] = [];
+    const never = new AbortController().signal;
+    const started = Date.now();
+    // The three followers wait their second side by side.
+    await Promise.all([
+      followRun(finished.d, 'run_1', 1, (r) => records.push(r), never),
+      followRun(failed.d, 'run_1', 7, (r) => got.push(r), never),
+      followRun(pastError.d, 'run_1', 8, (r) => tail.push(r.id), never),
+    ]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(records).toEqual([text(6, 'last words'), done(7)]);
+    // Failed: `error` then `done` with the answer so far, as the run would have written them.
+    expect(got).toEqual([
+      {
+        id: 8,
+        event: 'error',
+        data: {
+          error: 'The model did not answer.',
+          code: 'turn_failed',
+          timestamp: '2026-11-28T10:00:05.000Z',
+        },
+      },
+      { id: 9, event: 'done', data: { status: 'failed', partialText: 'half an answ' } },
+    ]);
+    // A client already past the error gets `done` alone.
+    expect(tail).toEqual([9]);
+    // Aborted, its error-less ending: `done` only; nothing for a run in flight.
+    expect(endingOf(row({ status: 'aborted', last_event_id: 4, partial_text: 'so' }))).toEqual([
+      { id: 4, event: 'done', data: { status: 'aborted', partialText: 'so' } },
+    ]);
+    expect(endingOf(row({ status: 'running' }))).toEqual([]);
   });
 
   it('a run the database does not know ends at once; one in flight elsewhere is followed until aborted', async () => {
