@@ -108,7 +108,20 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     url: `postgres://postgres@127.0.0.1:${port}/faults`,
     stop,
     start,
-    pause: () => signal('SIGSTOP'),
+    // The postmaster first, once it is stopped (state T) its children: it forks no backend while they are looked
+    // for (a backend forked between the look and the postmaster's stop went on answering through the "pause").
+    async pause() {
+      const [master] = await processes();
+      if (master) {
+        process.kill(master, 'SIGSTOP');
+        for (let i = 0; i < 100; i++) {
+          const stat = await readFile(`/proc/${master}/stat`, 'utf8').catch(() => '');
+          if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('T')) break;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      }
+      await signal('SIGSTOP');
+    },
     resume: () => signal('SIGCONT'),
     async destroy() {
       await signal('SIGCONT');
