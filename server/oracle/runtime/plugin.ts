@@ -131,7 +131,11 @@ export interface OraclePlugin {
   httpModules?: HttpModule[];
   /** A value created at setup that other plugins may read with `ctx.shared(name)`. */
   sharedState?: (ctx: PluginContext) => unknown;
-  /** Fills the turn's runtime state before the system prompt is compiled. */
+  /**
+   * Fills the turn's runtime state before the system prompt is compiled. It reads and does not write: when the
+   * database is busy or away a moment, the turn's first reads are tried again, this one with them (on a fresh
+   * state).
+   */
   enrichState?: (state: Record<string, unknown>, turn: TurnContext, ctx: PluginContext) => Promise<void>;
   /** A section of the system prompt, from the turn's state. */
   promptSection?: (state: Record<string, unknown>, ctx: PluginContext) => PromptSection | undefined;

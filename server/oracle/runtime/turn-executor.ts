@@ -13,6 +13,10 @@ import { compileSystemPrompt, type PromptSection } from './prompt.js';
 import type { ServerTool } from './tools.js';
 import type { TurnApprovals } from './approval-gate.js';
 import { runTurn } from './turn-loop.js';
+import { isPermanent, RECORD_RETRY_MS, retryStore } from '../runs/store-retry.js';
+
+/** Pause between two tries of a turn's first reads (see createTurnExecutor). */
+const TURN_READ_RETRY_EVERY_MS = 100;
 
 /** What a turn is executed with: the stores it reads, the plugins that shape it, where its calls go. */
 export interface TurnExecutorDeps {
@@ -41,24 +45,37 @@ export interface TurnExecutorDeps {
 export function createTurnExecutor(deps: TurnExecutorDeps): RunExecutor {
   const { sessions, messages, models, identity, plugins: enabled, pluginContext, bridge, logger } = deps;
   return async ({ row, session: known, request, continueFrom, resumeAt, emit, signal }) => {
-    const [session, history] = await Promise.all([
-      known ?? sessions.owned(row.user_did, row.session_id),
-      messages.recent(row.session_id, THREAD_WINDOW),
-    ]);
     const model = models.get(request.model ?? models.default) ?? models.get(models.default);
     if (!model) throw new Error('no model is configured');
-    const sharedRoomId = roomOf(request.metadata) ?? session?.room_id ?? undefined;
-    const roomId = sharedRoomId ?? `${row.user_did}|${identity.did}`;
-    const turn: TurnContext = {
-      userDid: row.user_did,
-      sessionId: row.session_id,
-      roomId,
-      sharedRoomId,
-      request: { message: request.message, metadata: request.metadata, timezone: request.timezone },
-    };
-    // Plugins fill the runtime state first: the prompt compiled below already follows it.
-    const state: Record<string, unknown> = {};
-    for (const { plugin } of enabled) await plugin.enrichState?.(state, turn, pluginContext);
+    // What the turn reads before the model starts: the session, the thread, and the state the plugins fill
+    // (the prompt compiled below already follows it). The run's first event is out: a busy pool (every
+    // connection taken, the acquire timed out) or a database away a moment is waited out, not a failed turn.
+    const { history, turn, state } = await retryStore(
+      async () => {
+        const [session, history] = await Promise.all([
+          known ?? sessions.owned(row.user_did, row.session_id),
+          messages.recent(row.session_id, THREAD_WINDOW),
+        ]);
+        const sharedRoomId = roomOf(request.metadata) ?? session?.room_id ?? undefined;
+        const turn: TurnContext = {
+          userDid: row.user_did,
+          sessionId: row.session_id,
+          roomId: sharedRoomId ?? `${row.user_did}|${identity.did}`,
+          sharedRoomId,
+          request: { message: request.message, metadata: request.metadata, timezone: request.timezone },
+        };
+        const state: Record<string, unknown> = {};
+        for (const { plugin } of enabled) await plugin.enrichState?.(state, turn, pluginContext);
+        return { history, turn, state };
+      },
+      {
+        everyMs: TURN_READ_RETRY_EVERY_MS,
+        forMs: RECORD_RETRY_MS,
+        retryOn: (err) => !isPermanent(err),
+        stopped: () => signal.aborted,
+      },
+    );
+    const { roomId, sharedRoomId } = turn;
     const sections: PromptSection[] = [capabilitiesSection(enabled)];
     for (const { plugin } of enabled) {
       const section = plugin.promptSection?.(state, pluginContext);

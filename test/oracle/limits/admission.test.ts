@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
+import { sql, TableNode, type KyselyPlugin, type RootOperationNode } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { Admission, sampleLoopDelay, type LoadSources } from '../../../server/oracle/limits/admission.js';
-import { TEST_DATABASE_URL } from '../../helpers/db.js';
+import { openTestDb, TEST_DATABASE_URL } from '../../helpers/db.js';
 import { newUser, oracleApi } from '../../helpers/oracle/oracle-client.js';
 import { startOracleApp } from '../../helpers/oracle/oracle-app.js';
 
@@ -94,5 +94,38 @@ describe.runIf(TEST_DATABASE_URL)('a turn while the database pool is saturated',
     expect((await api.call('GET', `/sessions/${session.sessionId}/run`)).status).toBe(204);
     const after = await api.stream(session.sessionId, { message: 'hello' });
     expect(after.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
+  });
+});
+
+/** Whether a query reads the thread (a select from oracle_messages): what a turn reads before the model starts. */
+function readsThread(node: RootOperationNode): boolean {
+  if (node.kind !== 'SelectQueryNode') return false;
+  const from = node.from?.froms[0];
+  return from !== undefined && TableNode.is(from) && from.table.identifier.name === 'oracle_messages';
+}
+
+describe('a turn that started', () => {
+  it('finishes when its first reads meet a busy pool (the acquire timed out): they are tried again, it does not fail', async () => {
+    // The first three reads of the thread fail as a pool whose every connection is taken fails them.
+    let failures = 3;
+    const busyPool: KyselyPlugin = {
+      transformQuery: ({ node }) => {
+        if (failures > 0 && readsThread(node)) {
+          failures--;
+          throw new Error('timeout exceeded when trying to connect');
+        }
+        return node;
+      },
+      transformResult: ({ result }) => Promise.resolve(result),
+    };
+    await using db = await openTestDb();
+    await using app = await startOracleApp({ db: { ...db, kysely: db.kysely.withPlugin(busyPool) } });
+    const api = oracleApi(app.url, await newUser(app.oracleDid));
+    const session = await api.createSession();
+    const turn = await api.stream(session.sessionId, { message: 'hello' });
+    expect(failures).toBe(0);
+    expect(turn.events[0]).toMatchObject({ event: 'run' });
+    expect(turn.events.some((e) => e.event === 'error')).toBe(false);
+    expect(turn.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
   });
 });
