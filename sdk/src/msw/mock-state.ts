@@ -68,6 +68,8 @@ export interface MockState {
     {
       pending: PendingApproval;
       sessionId: string;
+      /** The run whose call waits (history shows its answer so far while it waits). */
+      runId: string;
       decide: (d: { approved: boolean; reason?: string }) => void;
       /** Decided already: a second decision answers 409, as the oracle does. */
       decided: boolean;

@@ -64,7 +64,7 @@ async function awaitApproval(
   const pending = { toolCallId, toolName, args, expiresAt: new Date(Date.now() + 600_000).toISOString() };
   let settled = false;
   const decided = new Promise<{ approved: boolean; reason?: string }>((decide) =>
-    state.approvals.set(toolCallId, { pending, sessionId, decide, decided: false }),
+    state.approvals.set(toolCallId, { pending, sessionId, runId: run.runId, decide, decided: false }),
   );
   const requested = { sessionId, requestId, ...pending };
   run.append('tool_approval_requested', requested);

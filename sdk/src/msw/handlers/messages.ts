@@ -45,6 +45,34 @@ const transcriptPage = (thread: MessageDto[], query: URLSearchParams): Transcrip
   };
 };
 
+/**
+ * As the oracle: the answers of the session's runs whose calls wait for approval, as history ends with them
+ * until their turns end: the answer so far (its request id, no `isComplete`) with each waiting call
+ * `awaiting_approval` and its `expiresAt`.
+ */
+const waitingAnswers = (state: MockState, sessionId: string): MessageDto[] => {
+  const answers: MessageDto[] = [];
+  for (const run of state.runs.values()) {
+    if (run.sessionId !== sessionId || run.ended) continue;
+    const waiting = [...state.approvals.values()].filter((a) => a.runId === run.runId && !a.decided);
+    if (waiting.length === 0) continue;
+    answers.push({
+      id: run.requestId,
+      type: 'ai',
+      content: run.text,
+      toolCalls: waiting.map(({ pending }) => ({
+        id: pending.toolCallId,
+        name: pending.toolName,
+        kind: 'tool' as const,
+        args: pending.args,
+        status: 'awaiting_approval' as const,
+        expiresAt: pending.expiresAt,
+      })),
+    });
+  }
+  return answers;
+};
+
 /** History (paged and legacy), turns (send, abort), and durable runs (pick-up, re-join). */
 export function messageHandlers(state: MockState): HttpHandler[] {
   const url = (path: string) => routeUrl(state, path);
@@ -57,7 +85,12 @@ export function messageHandlers(state: MockState): HttpHandler[] {
       if (state.options.legacyHistoryOnly) return errorBody(404, 'not_found', 'No such route.');
       const thread = state.history.get(sessionId);
       if (!thread) return notFound();
-      return HttpResponse.json<TranscriptPage>(transcriptPage(thread, new URL(request.url).searchParams));
+      const query = new URL(request.url).searchParams;
+      const page = transcriptPage(thread, query);
+      // The newest page (no cursor) ends with the answers that wait for approval, as the oracle's does.
+      if (query.get('before') === null && query.get('after') === null)
+        page.messages = [...page.messages, ...waitingAnswers(state, sessionId)];
+      return HttpResponse.json<TranscriptPage>(page);
     }),
     http.get(url(oracleContract.currentRun.path), async ({ request, params }) => {
       const sessionId = String(params['sessionId']);
@@ -128,7 +161,9 @@ export function messageHandlers(state: MockState): HttpHandler[] {
       if (g.refused) return g.refused;
       const thread = state.history.get(sessionId);
       if (!thread) return notFound();
-      return HttpResponse.json<{ messages: MessageDto[] }>({ messages: thread });
+      return HttpResponse.json<{ messages: MessageDto[] }>({
+        messages: [...thread, ...waitingAnswers(state, sessionId)],
+      });
     }),
     http.post(url(oracleContract.send.path), async ({ request, params }) => {
       const sessionId = String(params['sessionId']);
