@@ -13,6 +13,13 @@ export const bool = (fallback: boolean) =>
     .optional()
     .transform((v) => (v === undefined || v === '' ? fallback : v === 'true' || v === '1'));
 
+/** One of `values`, or `fallback` when unset. */
+export const choice = <const V extends readonly [string, ...string[]]>(values: V, fallback: V[number]) =>
+  z
+    .enum([...values, ''])
+    .optional()
+    .transform((v): V[number] => (v === undefined || v === '' ? fallback : v));
+
 /** Comma-separated list; empty items dropped. */
 export const list = z
   .string()

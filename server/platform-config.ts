@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PART_NAMES, type ConfigSection, type PartName } from './config-section.js';
-import { bool, int, list, optionalMatching, optionalText, optionalUrl } from './env-values.js';
+import { bool, choice, int, list, optionalMatching, optionalText, optionalUrl } from './env-values.js';
 import { trustProxy } from './trust-proxy.js';
 import { isPlaceholder, weakSecretRule } from './weak-secret.js';
 
@@ -32,13 +32,9 @@ const schema = z.object({
     .describe(
       'pino level (`fatal` … `trace`, or `silent`). Every line of a request carries its `requestId`, every line of an agent run its `runId`; phone numbers are masked.',
     ),
-  LOG_FORMAT: z
-    .enum(['auto', 'json', 'pretty', ''])
-    .optional()
-    .transform((v): 'auto' | 'json' | 'pretty' => (v === undefined || v === '' ? 'auto' : v))
-    .describe(
-      '`auto`: readable lines (pino-pretty) when stdout is a terminal outside production, JSON lines otherwise; `json` or `pretty` to choose.',
-    ),
+  LOG_FORMAT: choice(['auto', 'json', 'pretty'], 'auto').describe(
+    '`auto`: readable lines (pino-pretty) when stdout is a terminal outside production, JSON lines otherwise; `json` or `pretty` to choose.',
+  ),
   INSTANCE_ID: optionalMatching(
     /^[A-Za-z0-9._:@-]{1,64}$/,
     'letters, digits and . _ : @ -, at most 64',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ConfigSection, PlatformFacts } from '../config-section.js';
-import { addressList, int, optionalText } from '../env-values.js';
+import { addressList, choice, int, optionalText } from '../env-values.js';
 import type { PlatformConfig } from '../platform-config.js';
 import { isPlaceholder, weakSecretRule } from '../weak-secret.js';
 
@@ -15,13 +15,9 @@ const schema = z.object({
     .min(0)
     .default(100)
     .describe('Requests per minute per budget on `POST /api/ussd` before HTTP 429; `0` disables the limit.'),
-  USSD_RATE_LIMIT_KEY: z
-    .enum(['ip', 'phone', 'ip+phone', ''])
-    .optional()
-    .transform((v): 'ip' | 'phone' | 'ip+phone' => (v === undefined || v === '' ? 'ip' : v))
-    .describe(
-      "What one rate-limit budget belongs to: `ip` (the client IP, as the spec says), `phone` (the body's phone number) or `ip+phone`.",
-    ),
+  USSD_RATE_LIMIT_KEY: choice(['ip', 'phone', 'ip+phone'], 'ip').describe(
+    "What one rate-limit budget belongs to: `ip` (the client IP, as the spec says), `phone` (the body's phone number) or `ip+phone`.",
+  ),
   USSD_RATE_LIMIT_ALLOWLIST: addressList.describe(
     'Comma list of gateway addresses or CIDRs exempt from the per-IP limit, e.g. `196.201.214.0/24,10.0.0.5` (with `ip+phone`, counted per phone number).',
   ),
