@@ -16,11 +16,41 @@ import {
   startRealOracle,
 } from '../helpers/sdk-real/real-oracle.js';
 
-/** The tool-call part of an AI message, as the chat shows it. */
 const onPaymentRequiredError = (): void => undefined;
 
+/** The tool-call part of an AI message, as the chat shows it. */
 const toolPart = (m: IMessage | undefined) =>
   (Array.isArray(m?.content) ? m.content : []).find((p) => typeof p !== 'string');
+
+/**
+ * Renders a chat of the session as an app would (its status and each message through renderMessageContent);
+ * `onRender` sees the chat at every render.
+ */
+function renderChat(
+  app: TestApp,
+  wallet: Awaited<ReturnType<typeof realWallet>>,
+  sessionId: string,
+  onRender: (chat: ReturnType<typeof useChat>) => void,
+): void {
+  function Chat() {
+    const chat = useChat({ oracleDid: ORACLE_DID, sessionId, onPaymentRequiredError });
+    onRender(chat);
+    return (
+      <div>
+        <p data-testid="status">{chat.status}</p>
+        {chat.messages.map((m) => (
+          <div key={m.id}>{renderMessageContent(m.content)}</div>
+        ))}
+      </div>
+    );
+  }
+  const Wrapper = providerFor(app, wallet);
+  render(
+    <Wrapper>
+      <Chat />
+    </Wrapper>,
+  );
+}
 
 describe('useChat with tool calls that wait for approval, against the real oracle', () => {
   let app: TestApp;
@@ -105,24 +135,7 @@ describe('useChat with tool calls that wait for approval, against the real oracl
     const wallet = await realWallet();
     const sessionId = await newSession(app, wallet, 'card');
     const sent: { current: ((m: string) => void) | undefined } = { current: undefined };
-    function Chat() {
-      const chat = useChat({ oracleDid: ORACLE_DID, sessionId, onPaymentRequiredError });
-      sent.current = chat.sendMessage;
-      return (
-        <div>
-          <p data-testid="status">{chat.status}</p>
-          {chat.messages.map((m) => (
-            <div key={m.id}>{renderMessageContent(m.content)}</div>
-          ))}
-        </div>
-      );
-    }
-    const Wrapper = providerFor(app, wallet);
-    render(
-      <Wrapper>
-        <Chat />
-      </Wrapper>,
-    );
+    renderChat(app, wallet, sessionId, (chat) => (sent.current = chat.sendMessage));
     await waitFor(() => expect(sent.current).toBeDefined());
     await waitFor(() => expect(screen.getByTestId('status').textContent).toBe('ready'));
     act(() => sent.current?.('use remember_fact with {"content": "Reads at night"}'));
@@ -162,24 +175,7 @@ describe('useChat with tool calls that wait for approval, against the real oracl
     });
     try {
       let messages: IMessage[] = [];
-      function Chat() {
-        const chat = useChat({ oracleDid: ORACLE_DID, sessionId, onPaymentRequiredError });
-        messages = chat.messages;
-        return (
-          <div>
-            <p data-testid="status">{chat.status}</p>
-            {chat.messages.map((m) => (
-              <div key={m.id}>{renderMessageContent(m.content)}</div>
-            ))}
-          </div>
-        );
-      }
-      const Wrapper = providerFor(app, wallet);
-      render(
-        <Wrapper>
-          <Chat />
-        </Wrapper>,
-      );
+      renderChat(app, wallet, sessionId, (chat) => (messages = chat.messages));
       const approve = await screen.findByRole('button', { name: 'Approve' });
       expect(heldRuns).toHaveLength(1);
       expect(screen.getByText(/remember_fact wants to run with \{"content":"Keeps bees"\}/)).toBeTruthy();
