@@ -84,6 +84,7 @@ export class RunStore {
   /**
    * Starts a turn in one statement: stores the user's message, marks the session active (its title from
    * the first message), and records the run. Answers the run's stamps (the rest of its row is what was given).
+   * Idempotent for its own run: a retry whose earlier try was stored answers that row.
    */
   async createWithQuestion(
     run: NewRun,
@@ -116,6 +117,16 @@ export class RunStore {
         lease_expires_at: new Date(Date.now() + run.leaseMs),
         request: JSON.stringify(run.request),
       })
+      // Tried again after an outage, this statement may find its own earlier try stored (the answer was lost,
+      // not the write): the run is this instance's still, its lease taken afresh. Taken over meanwhile (another
+      // owner), nothing is answered and the try fails as before.
+      .onConflict((oc) =>
+        oc
+          .column('run_id')
+          .doUpdateSet({ lease_expires_at: new Date(Date.now() + run.leaseMs), updated_at: new Date() })
+          .where('oracle_runs.owner', '=', run.owner)
+          .where('oracle_runs.status', '=', 'running'),
+      )
       .returning(['created_at', 'updated_at', 'lease_expires_at'])
       .executeTakeFirstOrThrow();
     // The question and the run are stamped in one statement: the same now().

@@ -49,6 +49,39 @@ describe('RunStore', () => {
     expect(await runs.get(a)).toMatchObject({ partial_text: 'more', tools_started: true });
   });
 
+  it('starting a run again after a lost answer (its first try was stored) answers that run, not a duplicate key; taken over, it refuses', async () => {
+    await using db = await openTestDb();
+    const session = await new SessionStore(db.kysely, 'did:key:oracle').create('did:key:user', {});
+    const runs = new RunStore(db.kysely);
+    const run = {
+      runId: `run_${randomUUID()}`,
+      sessionId: session.session_id,
+      userDid: 'did:key:user',
+      requestId: randomUUID(),
+      owner: 'me',
+      leaseMs: 30_000,
+      request: { message: 'hi' },
+    };
+    const question = {
+      id: randomUUID(),
+      sessionId: session.session_id,
+      type: 'human' as const,
+      content: 'hi',
+    };
+    const first = await runs.createWithQuestion(run, question, 'hi');
+    const again = await runs.createWithQuestion(run, question, 'hi');
+    expect(again.created_at).toEqual(first.created_at);
+    expect(await runs.inFlight(session.session_id)).toMatchObject([{ run_id: run.runId, owner: 'me' }]);
+    expect(await new MessageStore(db.kysely).recent(session.session_id, 10)).toHaveLength(1);
+    // Another instance claimed it meanwhile: this one's try answers nothing (it must not execute the run).
+    await db.kysely
+      .updateTable('oracle_runs')
+      .set({ owner: 'other' })
+      .where('run_id', '=', run.runId)
+      .execute();
+    await expect(runs.createWithQuestion(run, question, 'hi')).rejects.toThrow();
+  });
+
   it('keeps the thread cache of an exclusive message store in step with the questions and answers it writes', async () => {
     await using db = await openTestDb();
     const session = await new SessionStore(db.kysely, 'did:key:oracle').create('did:key:user', {});
