@@ -1,5 +1,5 @@
 import type { RunEndStatus, ServerEventName, ServerEventPayload } from '../../../contracts/events.js';
-import { isToolCallEvent } from '../../../contracts/run-states.js';
+import { isInFlight, isToolCallEvent } from '../../../contracts/run-states.js';
 import type { Logger } from '../../logger.js';
 import type { NewMessage } from '../store/messages.js';
 import type { NewRun, RunRow, RunStore } from '../store/runs.js';
@@ -163,7 +163,8 @@ export class ActiveRun {
         : undefined;
     await this.#appends;
     try {
-      await retry(() => this.#out.runs.endWithAnswer(row.run_id, ending(), answer));
+      if (!(await retry(() => this.#out.runs.endWithAnswer(row.run_id, ending(), answer))))
+        return await this.#endedElsewhere(end, retry);
     } catch (err) {
       // The session was deleted meanwhile: nothing to keep.
       if (this.stopReason === 'deleted') return end;
@@ -177,9 +178,28 @@ export class ActiveRun {
         end.error = 'The answer could not be stored.';
       }
       end.text = '';
-      await retry(() => this.#out.runs.end(row.run_id, ending()));
+      if (!(await retry(() => this.#out.runs.end(row.run_id, ending()))))
+        return await this.#endedElsewhere(end, retry);
     }
     return end;
+  }
+
+  /**
+   * The run had ended when this instance came to record its end: another instance claimed it while this one was
+   * cut off from the database (its lease ran out) and ended it. Its `done` says what the run's row says, which
+   * is what history holds, not what this instance would have recorded. Gone with its session, `end` stands.
+   */
+  async #endedElsewhere(
+    end: RecordedEnd,
+    retry: <T>(store: () => Promise<T>) => Promise<T>,
+  ): Promise<RecordedEnd> {
+    const recorded = await retry(() => this.#out.runs.get(this.row.run_id));
+    if (!recorded || isInFlight(recorded.status)) return end;
+    this.#out.logger.warn(
+      { runId: this.row.run_id, ended: end.status, recorded: recorded.status },
+      'runs: the run was ended elsewhere meanwhile; its done says that ending',
+    );
+    return { status: recorded.status, text: recorded.partial_text, error: recorded.error ?? undefined };
   }
 
   /**

@@ -15,6 +15,15 @@ export const STORED_IN_FLIGHT: readonly StoredRunStatus[] = IN_FLIGHT_STATUSES.f
   (status): status is Exclude<typeof status, 'awaiting_approval'> => status !== 'awaiting_approval',
 );
 
+/** How a run ended, as its row records it. */
+export interface RunEnding {
+  status: StoredRunStatus;
+  partialText: string;
+  /** The id of the run's `done`. */
+  lastEventId: number;
+  error?: string | undefined;
+}
+
 /** How many runs one checkpoint statement saves at most. */
 const CHECKPOINT_BATCH = 500;
 
@@ -135,23 +144,54 @@ export class RunStore {
 
   /**
    * Ends a run and stores its answer (marking the session active) in one statement. The run keeps its first
-   * ending: true when this call ended it.
+   * ending: true when this call ended it. The answer is stored only with that ending: a run another instance
+   * ended meanwhile (it claimed the run while this one was cut off from the database) keeps the answer that
+   * ending stored, or none, so that history and the run's recorded end say the same.
    */
-  async endWithAnswer(
-    runId: string,
-    ending: { status: StoredRunStatus; partialText: string; lastEventId: number; error?: string | undefined },
-    answer: NewMessage | undefined,
-  ): Promise<boolean> {
+  async endWithAnswer(runId: string, ending: RunEnding, answer: NewMessage | undefined): Promise<boolean> {
     if (!answer) return this.end(runId, ending);
     // A model's answer, its tool calls and their results may hold what PostgreSQL refuses (a NUL, a lone
     // surrogate): stored as U+FFFD, so a run always records its end.
     answer = storableMessage(answer);
     ending = storableEnding(ending);
+    const row = messageRow(answer);
     const statement = this.db
+      .with('ended', (db) =>
+        db
+          .updateTable('oracle_runs')
+          .set(endingColumns(ending))
+          .where('run_id', '=', runId)
+          .where('status', 'in', STORED_IN_FLIGHT)
+          .returning('run_id'),
+      )
       .with('answer', (db) =>
         db
           .insertInto('oracle_messages')
-          .values(messageRow(answer))
+          .columns([
+            'id',
+            'session_id',
+            'type',
+            'content',
+            'tool_calls',
+            'reasoning',
+            'run_status',
+            'attachment',
+          ])
+          // Parameters in a select list are text to PostgreSQL: the json columns are cast.
+          .expression(
+            db
+              .selectFrom('ended')
+              .select([
+                sql<string>`${row.id}`.as('id'),
+                sql<string>`${row.session_id}`.as('session_id'),
+                sql<string>`${row.type}`.as('type'),
+                sql<string>`${row.content}`.as('content'),
+                sql<string>`${row.tool_calls ?? null}::jsonb`.as('tool_calls'),
+                sql<string>`${row.reasoning ?? null}`.as('reasoning'),
+                sql<string>`${row.run_status ?? null}`.as('run_status'),
+                sql<string>`${row.attachment ?? null}::jsonb`.as('attachment'),
+              ]),
+          )
           .onConflict((oc) => oc.columns(['session_id', 'id']).doNothing())
           .returning('seq'),
       )
@@ -160,26 +200,16 @@ export class RunStore {
           .updateTable('oracle_sessions')
           .set({ last_updated_at: new Date() })
           .where('session_id', '=', answer.sessionId)
+          .where((eb) => eb.exists(eb.selectFrom('ended').select('run_id')))
           .returning('session_id'),
       )
-      .updateTable('oracle_runs')
-      .set({
-        status: ending.status,
-        partial_text: ending.partialText,
-        last_event_id: ending.lastEventId,
-        error: ending.error ?? null,
-        owner: null,
-        lease_expires_at: null,
-        updated_at: new Date(),
-        ended_at: new Date(),
-      })
-      .where('run_id', '=', runId)
-      .where('status', 'in', STORED_IN_FLIGHT)
-      .returning('run_id')
+      .selectFrom('ended')
+      .select('run_id')
       .executeTakeFirst();
-    // The answer is inserted whether or not the run was still in flight (unless its id is taken).
-    const ended = await this.wrote(answer, statement);
-    return ended !== undefined;
+    const ended = (await this.wrote(answer, statement)) !== undefined;
+    // Not stored after all: a thread cache forgets what it was told.
+    if (!ended) this.messages?.forget(answer.sessionId);
+    return ended;
   }
 
   async get(runId: string): Promise<RunRow | undefined> {
@@ -250,23 +280,11 @@ export class RunStore {
   }
 
   /** Ends a run (once: a run already ended keeps its first ending). True when this call ended it. */
-  async end(
-    runId: string,
-    ending: { status: StoredRunStatus; partialText: string; lastEventId: number; error?: string | undefined },
-  ): Promise<boolean> {
+  async end(runId: string, ending: RunEnding): Promise<boolean> {
     ending = storableEnding(ending);
     const result = await this.db
       .updateTable('oracle_runs')
-      .set({
-        status: ending.status,
-        partial_text: ending.partialText,
-        last_event_id: ending.lastEventId,
-        error: ending.error ?? null,
-        owner: null,
-        lease_expires_at: null,
-        updated_at: new Date(),
-        ended_at: new Date(),
-      })
+      .set(endingColumns(ending))
       .where('run_id', '=', runId)
       .where('status', 'in', STORED_IN_FLIGHT)
       .executeTakeFirst();
@@ -359,6 +377,21 @@ export function toRunInfo(row: RunRow): RunInfo {
     updatedAt: row.updated_at.toISOString(),
     lastEventId: Number(row.last_event_id),
     ...(row.status !== 'finished' && row.partial_text ? { partialText: row.partial_text } : {}),
+  };
+}
+
+/** The columns a run's recorded end sets: it is no longer anyone's. */
+function endingColumns(ending: RunEnding) {
+  const now = new Date();
+  return {
+    status: ending.status,
+    partial_text: ending.partialText,
+    last_event_id: ending.lastEventId,
+    error: ending.error ?? null,
+    owner: null,
+    lease_expires_at: null,
+    updated_at: now,
+    ended_at: now,
   };
 }
 

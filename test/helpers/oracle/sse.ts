@@ -7,7 +7,10 @@ export interface SseEvent {
   data: unknown;
 }
 
-/** The text a client shows: message deltas appended, cut back to `partialLength` at a `resumed` run event. */
+/**
+ * The text a client shows: message deltas appended, cut back to `partialLength` at a `resumed` run event, and
+ * replaced by `partialText` at a `done` that is not `finished`.
+ */
 export function assembledText(events: SseEvent[]): string {
   let text = '';
   for (const e of events) {
@@ -15,6 +18,11 @@ export function assembledText(events: SseEvent[]): string {
     if (e.event === 'run') {
       const { partialLength } = e.data as { partialLength?: number };
       if (partialLength !== undefined) text = text.slice(0, partialLength);
+    }
+    // A run that did not finish ends with its answer so far, which the client shows (the SDK's reducer does).
+    if (e.event === 'done') {
+      const { status, partialText } = e.data as { status: string; partialText?: string };
+      if (status !== 'finished' && partialText !== undefined) text = partialText;
     }
   }
   return text;

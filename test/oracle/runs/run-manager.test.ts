@@ -713,6 +713,42 @@ describe('a run that ends', () => {
   });
 });
 
+describe('a run another instance ended while this one executed it', () => {
+  // A database pause longer than the lease: another instance claimed the run and ended it (`interrupted`, with
+  // the answer so far the log held) before this one, cut off meanwhile, came to record its own end.
+  it('ends with the recorded ending: its done says it and history keeps that answer, not this one', async () => {
+    const { m, runs, logs } = harness(async ({ row, emit }) => {
+      emit('message', say('the whole '));
+      emit('message', say('answer'));
+      await new RunStore(db.kysely).endWithAnswer(
+        row.run_id,
+        { status: 'interrupted', partialText: 'the whole ', lastEventId: 1_000_001 },
+        {
+          id: row.request_id,
+          sessionId: row.session_id,
+          type: 'ai',
+          content: 'the whole ',
+          runStatus: 'interrupted',
+        },
+      );
+      return { status: 'finished', text: 'the whole answer', reasoning: '', toolCalls: [] };
+    });
+    const { runId, sessionId, requestId } = await startTurn(m);
+    const events = await follow(m, runId);
+    expect(events.map((e) => e.event)).toEqual(['run', 'message', 'message', 'done']);
+    expect(events.at(-1)?.data).toEqual({ status: 'interrupted', partialText: 'the whole ' });
+    expect(await runs.get(runId)).toMatchObject({ status: 'interrupted', partial_text: 'the whole ' });
+    expect(await answerOf(sessionId, requestId)).toMatchObject({
+      content: 'the whole ',
+      runStatus: 'interrupted',
+    });
+    expect(logs.filter((l) => l.runId === runId).map((l) => l.msg)).toContain(
+      'runs: the run was ended elsewhere meanwhile; its done says that ending',
+    );
+    await m.close();
+  });
+});
+
 describe('close()', () => {
   it('lets go of the runs in flight (recovering, lease expired) once each has stopped', async () => {
     let stopped = false;

@@ -117,6 +117,97 @@ describe('RunStore', () => {
     expect(await messages.recent(sessionId, 1)).toMatchObject([{ id: 'req-1', toolCalls }]);
   });
 
+  it('ends a run once: a second ending (another instance) stores no answer and changes nothing', async () => {
+    await using db = await openTestDb();
+    const session = await new SessionStore(db.kysely, 'did:key:oracle').create('did:key:user', {});
+    const runs = new RunStore(db.kysely);
+    const sessionId = session.session_id;
+    const runId = `run_${randomUUID()}`;
+    await runs.createWithQuestion(
+      {
+        runId,
+        sessionId,
+        userDid: 'did:key:user',
+        requestId: 'req-1',
+        owner: 'me',
+        leaseMs: 30_000,
+        request: { message: 'hi' },
+      },
+      { id: 'q-1', sessionId, type: 'human', content: 'hi' },
+      'hi',
+    );
+    const toolCalls = [
+      {
+        id: 'c1',
+        name: 't',
+        kind: 'tool' as const,
+        args: { x: [1, 'two'] },
+        status: 'done' as const,
+        output: 'ok',
+      },
+    ];
+    const attachment = { name: 'a.txt', mimeType: 'text/plain', size: 3 };
+    expect(
+      await runs.endWithAnswer(
+        runId,
+        { status: 'interrupted', partialText: 'so far', lastEventId: 1_000_001 },
+        {
+          id: 'req-1',
+          sessionId,
+          type: 'ai',
+          content: 'so far',
+          toolCalls,
+          attachment,
+          runStatus: 'interrupted',
+        },
+      ),
+    ).toBe(true);
+    expect(
+      await runs.endWithAnswer(
+        runId,
+        { status: 'finished', partialText: 'the whole answer', lastEventId: 9 },
+        { id: 'req-1', sessionId, type: 'ai', content: 'the whole answer', runStatus: 'finished' },
+      ),
+    ).toBe(false);
+    expect(await runs.get(runId)).toMatchObject({ status: 'interrupted', partial_text: 'so far' });
+    const history = await new MessageStore(db.kysely).all(sessionId);
+    expect(history.map((m) => [m.content, m.runStatus ?? null])).toEqual([
+      ['hi', null],
+      ['so far', 'interrupted'],
+    ]);
+    expect(history[1]).toMatchObject({ toolCalls, attachment });
+    // A run ended without an answer keeps none: a late answer from its first instance is not stored either.
+    const bare = `run_${randomUUID()}`;
+    await runs.createWithQuestion(
+      {
+        runId: bare,
+        sessionId,
+        userDid: 'did:key:user',
+        requestId: 'req-2',
+        owner: 'me',
+        leaseMs: 30_000,
+        request: {},
+      },
+      { id: 'q-2', sessionId, type: 'human', content: 'again' },
+      'again',
+    );
+    expect(await runs.end(bare, { status: 'interrupted', partialText: '', lastEventId: 1_000_001 })).toBe(
+      true,
+    );
+    expect(
+      await runs.endWithAnswer(
+        bare,
+        { status: 'finished', partialText: 'late', lastEventId: 4 },
+        { id: 'req-2', sessionId, type: 'ai', content: 'late', runStatus: 'finished' },
+      ),
+    ).toBe(false);
+    expect((await new MessageStore(db.kysely).all(sessionId)).map((m) => m.id)).toEqual([
+      'q-1',
+      'req-1',
+      'q-2',
+    ]);
+  });
+
   // Two instances after a database pause longer than the lease: one sweeps orphans while the other still
   // writes its runs. The sweep must not wait on a row being written (it waited, or deadlocked with a batched
   // checkpoint, holding pooled connections until the statement timeout: a 503 to the next message).
