@@ -1,5 +1,6 @@
 import type { RunEndStatus, ServerEventName, ServerEventPayload } from '../../../contracts/events.js';
 import { isInFlight, isToolCallEvent } from '../../../contracts/run-states.js';
+import { toStorableText } from '../../../contracts/unsafe-text.js';
 import type { Logger } from '../../logger.js';
 import type { NewMessage } from '../store/messages.js';
 import type { NewRun, RunRow, RunStore } from '../store/runs.js';
@@ -195,6 +196,8 @@ export class ActiveRun {
   ): Promise<RecordedEnd> {
     const recorded = await retry(() => this.#out.runs.get(this.row.run_id));
     if (!recorded || isInFlight(recorded.status)) return end;
+    // This instance's own earlier try, stored with its answer lost in an outage: nothing happened elsewhere.
+    if (recorded.status === end.status && recorded.partial_text === toStorableText(end.text)) return end;
     this.#out.logger.warn(
       { runId: this.row.run_id, ended: end.status, recorded: recorded.status },
       'runs: the run was ended elsewhere meanwhile; its done says that ending',

@@ -270,12 +270,14 @@ export class RunStore {
           (c) =>
             sql`(${c.runId}::text, ${toStorableText(c.partialText)}::text, ${c.lastEventId}::bigint, ${c.toolsStarted}::boolean)`,
         );
+      const ids = states.slice(i, i + CHECKPOINT_BATCH).map((c) => c.runId);
       await sql`
+        with locked as materialized (${lockInOrder(this.db, owner, ids)})
         update oracle_runs as r
         set partial_text = v.partial_text, last_event_id = v.last_event_id,
             tools_started = r.tools_started or v.tools_started, updated_at = ${now}
-        from (values ${sql.join(rows)}) as v(run_id, partial_text, last_event_id, tools_started)
-        where r.run_id = v.run_id and r.owner = ${owner}`.execute(this.db);
+        from (values ${sql.join(rows)}) as v(run_id, partial_text, last_event_id, tools_started), locked
+        where r.run_id = v.run_id and r.run_id = locked.run_id`.execute(this.db);
     }
   }
 
@@ -295,11 +297,13 @@ export class RunStore {
   async renew(owner: string, runIds: string[], leaseMs: number): Promise<void> {
     if (runIds.length === 0) return;
     await this.db
+      .with(
+        (cte) => cte('locked').materialized(),
+        () => lockInOrder(this.db, owner, runIds),
+      )
       .updateTable('oracle_runs')
       .set({ lease_expires_at: new Date(Date.now() + leaseMs) })
-      .where('owner', '=', owner)
-      .where('run_id', 'in', runIds)
-      .where('status', 'in', STORED_IN_FLIGHT)
+      .where('run_id', 'in', (eb) => eb.selectFrom('locked').select('run_id'))
       .execute();
   }
 
@@ -307,11 +311,13 @@ export class RunStore {
   async release(owner: string, runIds: string[]): Promise<void> {
     if (runIds.length === 0) return;
     await this.db
+      .with(
+        (cte) => cte('locked').materialized(),
+        () => lockInOrder(this.db, owner, runIds),
+      )
       .updateTable('oracle_runs')
       .set({ status: 'recovering', lease_expires_at: new Date(0), updated_at: new Date() })
-      .where('owner', '=', owner)
-      .where('run_id', 'in', runIds)
-      .where('status', 'in', STORED_IN_FLIGHT)
+      .where('run_id', 'in', (eb) => eb.selectFrom('locked').select('run_id'))
       .execute();
   }
 
@@ -378,6 +384,25 @@ export function toRunInfo(row: RunRow): RunInfo {
     lastEventId: Number(row.last_event_id),
     ...(row.status !== 'finished' && row.partial_text ? { partialText: row.partial_text } : {}),
   };
+}
+
+/**
+ * Locks the rows of `owner`'s runs in flight among `runIds`, in the order of their ids. Every statement that
+ * writes several runs' rows (renewals, checkpoints, letting go) takes its locks this way first: two of them
+ * running at once (an instance's renewal and checkpoint timers, each on its own connection) wait for each
+ * other instead of each locking rows the other wants next, a deadlock PostgreSQL breaks only after
+ * `deadlock_timeout` with both connections held meanwhile (seen after a database pause, when the timers'
+ * statements run together: the pool ran out and new turns were refused).
+ */
+function lockInOrder(db: Kysely<Database>, owner: string, runIds: string[]) {
+  return db
+    .selectFrom('oracle_runs')
+    .select('run_id')
+    .where('owner', '=', owner)
+    .where('run_id', 'in', runIds)
+    .where('status', 'in', STORED_IN_FLIGHT)
+    .orderBy('run_id')
+    .forUpdate();
 }
 
 /** The columns a run's recorded end sets: it is no longer anyone's. */

@@ -208,6 +208,91 @@ describe('RunStore', () => {
     ]);
   });
 
+  // After a database pause an instance's renewal and checkpoint timers ran together, each on its own connection,
+  // each locking the same runs' rows in its own order: deadlocks, each holding two pooled connections for
+  // PostgreSQL's deadlock_timeout, and the pool ran out (CI's fault suite: new turns refused 503). Every
+  // statement that writes several runs locks them in the order of their ids.
+  it.runIf(TEST_DATABASE_URL)(
+    'renewals, checkpoints and letting go lock several runs in the order of their ids',
+    async () => {
+      await using db = await openTestDb();
+      const session = await new SessionStore(db.kysely, 'did:key:oracle').create('did:key:user', {});
+      const runs = new RunStore(db.kysely);
+      // Stored in the reverse of their ids' order: a scan in storage order meets run_b first.
+      for (const runId of ['run_b', 'run_a']) {
+        await runs.createWithQuestion(
+          {
+            runId,
+            sessionId: session.session_id,
+            userDid: 'did:key:user',
+            requestId: randomUUID(),
+            owner: 'me',
+            leaseMs: 30_000,
+            request: { message: 'hi' },
+          },
+          { id: randomUUID(), sessionId: session.session_id, type: 'human', content: 'hi' },
+          'hi',
+        );
+      }
+      const writes: [string, () => Promise<void>][] = [
+        ['renew', () => runs.renew('me', ['run_b', 'run_a'], 30_000)],
+        [
+          'checkpointMany',
+          () =>
+            runs.checkpointMany(
+              'me',
+              ['run_b', 'run_a'].map((runId) => ({
+                runId,
+                partialText: 'x',
+                lastEventId: 2,
+                toolsStarted: false,
+              })),
+            ),
+        ],
+        ['release', () => runs.release('me', ['run_b', 'run_a'])],
+      ];
+      for (const [name, write] of writes) {
+        // Another writer holds run_b; the statement must have taken run_a first and now wait for run_b.
+        let releaseRow!: () => void;
+        const held = new Promise<void>((resolve) => (releaseRow = resolve));
+        let rowLocked!: () => void;
+        const locked = new Promise<void>((resolve) => (rowLocked = resolve));
+        const writer = db.kysely.transaction().execute(async (trx) => {
+          await trx
+            .selectFrom('oracle_runs')
+            .select('run_id')
+            .where('run_id', '=', 'run_b')
+            .forUpdate()
+            .execute();
+          rowLocked();
+          await held;
+        });
+        await locked;
+        const pending = write();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const probe = await db.kysely
+          .transaction()
+          .execute((trx) =>
+            trx
+              .selectFrom('oracle_runs')
+              .select('run_id')
+              .where('run_id', '=', 'run_a')
+              .forUpdate()
+              .noWait()
+              .execute(),
+          )
+          .then(
+            () => 'run_a free',
+            (err: unknown) => (err as { code?: string }).code,
+          );
+        releaseRow();
+        await writer;
+        await pending;
+        expect([name, probe]).toEqual([name, '55P03']);
+      }
+    },
+  );
+
   // Two instances after a database pause longer than the lease: one sweeps orphans while the other still
   // writes its runs. The sweep must not wait on a row being written (it waited, or deadlocked with a batched
   // checkpoint, holding pooled connections until the statement timeout: a 503 to the next message).
