@@ -205,7 +205,10 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
       svc.admission.admit();
       // Every refusal comes before anything is written: the session, the message's size, the rooms the turn
       // reads and writes, the model, then the limits (the question, the run and the delegation come after).
-      const session = await ownedSession(res, params.sessionId);
+      // The session with its runs in flight, in one read (the turn ends those first).
+      const owned = await sessions.ownedForTurn(userDid, params.sessionId);
+      if (!owned) throw notFound();
+      const { session, runsInFlight } = owned;
       svc.limits.checkMessage(body.message);
       const named = body.metadata?.['roomId'];
       if (typeof named === 'string' && named.length > 0) await memberOf(res, named);
@@ -255,6 +258,7 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
         request,
         userMessage: { id: randomUUID(), attachment },
         session,
+        runsInFlight,
       });
       started = true;
 

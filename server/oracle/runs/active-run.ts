@@ -1,6 +1,7 @@
 import type { RunEndStatus, ServerEventName, ServerEventPayload } from '../../../contracts/events.js';
 import { isInFlight, isToolCallEvent } from '../../../contracts/run-states.js';
 import { toStorableText } from '../../../contracts/unsafe-text.js';
+import type { MessageDto } from '../../../contracts/oracle.js';
 import type { Logger } from '../../logger.js';
 import type { NewMessage } from '../store/messages.js';
 import type { NewRun, RunRow, RunStore } from '../store/runs.js';
@@ -117,16 +118,21 @@ export class ActiveRun {
 
   /**
    * Records the run and its question in one statement (the session's title, when it has none, from the question),
-   * through `retry`; the row takes the database's stamps.
+   * through `retry`; the row takes the database's stamps. With `threadWindow`, answers the session's thread
+   * before the question, read by the same statement.
    */
   async saveStart(
     created: NewRun,
     question: NewMessage,
     retry: <T>(store: () => Promise<T>) => Promise<T>,
-  ): Promise<void> {
+    threadWindow?: number,
+  ): Promise<MessageDto[] | undefined> {
     const title = question.content.replace(/\s+/g, ' ').trim().slice(0, 80);
-    const stamps = await retry(() => this.#out.runs.createWithQuestion(created, question, title));
+    const { thread, ...stamps } = await retry(() =>
+      this.#out.runs.createWithQuestion(created, question, title, threadWindow),
+    );
     this.row = { ...this.row, ...stamps };
+    return thread;
   }
 
   /**

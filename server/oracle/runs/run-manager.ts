@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { RunEndStatus } from '../../../contracts/events.js';
 import type { Logger } from '../../logger.js';
-import type { MessageStore } from '../store/messages.js';
+import type { MessageDto } from '../../../contracts/oracle.js';
+import { THREAD_WINDOW, type MessageStore } from '../store/messages.js';
 import { runningRow, type NewRun, type RunRow, type RunStore } from '../store/runs.js';
 import type { SessionRef, SessionStore } from '../store/sessions.js';
 import type { ApprovalRow } from '../store/approvals.js';
@@ -57,7 +58,7 @@ export class RunManager {
         active: this.#active,
         adopt: (row, partialText) => this.#track(row, partialText),
         execute: (run, request, continueFrom, resumeAt) =>
-          this.#execute(run, request, continueFrom, undefined, Promise.resolve(), resumeAt),
+          this.#execute(run, request, continueFrom, undefined, undefined, resumeAt),
         finish: (run, status, outcome) => this.#finish(run, status, outcome),
       },
     );
@@ -84,9 +85,11 @@ export class RunManager {
     request: TurnRequest;
     userMessage: { id: string; attachment?: Record<string, unknown> | undefined };
     session?: SessionRef | undefined;
+    /** The session's runs in flight, when the caller read them with the session (else they are read here). */
+    runsInFlight?: RunRow[] | undefined;
   }): Promise<{ runId: string }> {
     const { sessionId, userDid, requestId, request } = params;
-    await this.#stopSession(sessionId, 'superseded');
+    await this.#stopSession(sessionId, 'superseded', undefined, params.runsInFlight);
     const runId = `run_${randomUUID()}`;
     const created: NewRun = {
       runId,
@@ -103,10 +106,12 @@ export class RunManager {
     // starts once the question and the run are stored; if they cannot be within a few seconds (a burst, a
     // busy database), it ends `failed`.
     const { id, attachment } = params.userMessage;
+    // On a shared database the same statement reads the thread the turn needs (an exclusive one has it cached).
     const recorded = run.saveStart(
       created,
       { id, sessionId, type: 'human', content: request.message, attachment },
       (store) => this.#untilStored(store, this.#options.recordRetryMs ?? RECORD_RETRY_MS),
+      this.#options.exclusiveDatabase ? undefined : THREAD_WINDOW,
     );
     // Awaited by the turn on the next turn of the event loop; a refusal that comes sooner (a permanent error
     // answered at once) is not an unhandled rejection meanwhile.
@@ -178,7 +183,7 @@ export class RunManager {
     request: TurnRequest,
     continueFrom: string | undefined,
     session?: SessionRef,
-    recorded: Promise<void> = Promise.resolve(),
+    recorded: Promise<MessageDto[] | undefined> = Promise.resolve(undefined),
     resumeAt?: ApprovalRow,
   ): void {
     run.finished = (async () => {
@@ -187,10 +192,11 @@ export class RunManager {
       await new Promise((resolve) => setImmediate(resolve));
       let outcome: TurnOutcome;
       try {
-        await recorded;
+        const history = await recorded;
         outcome = await this.#options.execute({
           row: run.row,
           session,
+          history,
           request,
           continueFrom,
           resumeAt,
@@ -234,12 +240,13 @@ export class RunManager {
     sessionId: string,
     reason: Exclude<StopReason, 'shutdown'>,
     releaseDone?: Promise<void>,
+    known?: RunRow[],
   ): Promise<boolean> {
     // With a database of its own, the runs in flight are this instance's (those of a previous start were
     // resumed at start-up): no need to ask the database.
     const rows = this.#options.exclusiveDatabase
       ? [...this.#active.values()].filter((r) => r.row.session_id === sessionId).map((r) => r.row)
-      : await this.#options.runs.inFlight(sessionId);
+      : (known ?? (await this.#options.runs.inFlight(sessionId)));
     const waits: Promise<unknown>[] = [];
     for (const row of rows) {
       const local = this.#active.get(row.run_id);

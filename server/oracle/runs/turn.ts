@@ -1,5 +1,5 @@
 import type { ServerEventName, ServerEventPayload } from '../../../contracts/events.js';
-import type { AgActionSpec, BrowserToolSpec, StoredToolCall } from '../../../contracts/oracle.js';
+import type { AgActionSpec, BrowserToolSpec, MessageDto, StoredToolCall } from '../../../contracts/oracle.js';
 import type { RunRow } from '../store/runs.js';
 import type { ApprovalRow } from '../store/approvals.js';
 import type { SessionRef } from '../store/sessions.js';
@@ -32,6 +32,8 @@ export type RunExecutor = (run: {
   row: RunRow;
   /** The run's session, when the request that started it had it at hand (else the executor reads it). */
   session: SessionRef | undefined;
+  /** The session's thread before this turn's question, when recording the run read it (else the executor reads it). */
+  history?: MessageDto[] | undefined;
   request: TurnRequest;
   continueFrom: string | undefined;
   /** Taking the run over at a call that waits (or waited) for its user's approval: the turn resumes there. */

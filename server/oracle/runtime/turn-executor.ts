@@ -44,7 +44,16 @@ export interface TurnExecutorDeps {
  */
 export function createTurnExecutor(deps: TurnExecutorDeps): RunExecutor {
   const { sessions, messages, models, identity, plugins: enabled, pluginContext, bridge, logger } = deps;
-  return async ({ row, session: known, request, continueFrom, resumeAt, emit, signal }) => {
+  return async ({
+    row,
+    session: known,
+    history: knownHistory,
+    request,
+    continueFrom,
+    resumeAt,
+    emit,
+    signal,
+  }) => {
     const model = models.get(request.model ?? models.default) ?? models.get(models.default);
     if (!model) throw new Error('no model is configured');
     // What the turn reads before the model starts: the session, the thread, and the state the plugins fill
@@ -54,7 +63,7 @@ export function createTurnExecutor(deps: TurnExecutorDeps): RunExecutor {
       async () => {
         const [session, history] = await Promise.all([
           known ?? sessions.owned(row.user_did, row.session_id),
-          messages.recent(row.session_id, THREAD_WINDOW),
+          knownHistory ?? messages.recent(row.session_id, THREAD_WINDOW),
         ]);
         const sharedRoomId = roomOf(request.metadata) ?? session?.room_id ?? undefined;
         const turn: TurnContext = {

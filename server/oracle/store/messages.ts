@@ -72,20 +72,7 @@ export class MessageStore {
     if (!thread) return;
     // An id already stored is not inserted again (ON CONFLICT DO NOTHING).
     if (thread.some((m) => m.id === message.id)) return;
-    thread.push(
-      toDto({
-        seq: 0,
-        id: message.id,
-        session_id: message.sessionId,
-        type: message.type,
-        content: message.content,
-        tool_calls: message.toolCalls?.length ? message.toolCalls : null,
-        reasoning: message.reasoning || null,
-        run_status: message.runStatus ?? null,
-        attachment: message.attachment ?? null,
-        created_at: createdAt,
-      }),
-    );
+    thread.push(storedDto(message, createdAt));
     if (thread.length > THREAD_WINDOW) thread.shift();
   }
 
@@ -244,7 +231,24 @@ function decodeCursor(cursor: string): number {
   return Number(match[1]);
 }
 
-function toDto(row: Row): MessageDto {
+/** A message as the API answers it once stored at `createdAt`. */
+export function storedDto(message: NewMessage, createdAt: Date): MessageDto {
+  return toDto({
+    seq: 0,
+    id: message.id,
+    session_id: message.sessionId,
+    type: message.type,
+    content: message.content,
+    tool_calls: message.toolCalls?.length ? message.toolCalls : null,
+    reasoning: message.reasoning || null,
+    run_status: message.runStatus ?? null,
+    attachment: message.attachment ?? null,
+    created_at: createdAt,
+  });
+}
+
+/** A stored message as the API answers it. */
+export function toDto(row: Row): MessageDto {
   const toolCalls = row.tool_calls as StoredToolCall[] | null;
   return {
     id: row.id,

@@ -1,9 +1,9 @@
 import { toStorableJson, toStorableText } from '../../../contracts/unsafe-text.js';
 import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
-import type { RunInfo } from '../../../contracts/oracle.js';
+import type { MessageDto, RunInfo } from '../../../contracts/oracle.js';
 import { IN_FLIGHT_STATUSES } from '../../../contracts/run-states.js';
-import type { Database, OracleRunsTable } from '../../db/schema.js';
-import { messageRow, type MessageStore, type NewMessage } from './messages.js';
+import type { Database, OracleMessagesTable, OracleRunsTable } from '../../db/schema.js';
+import { messageRow, storedDto, toDto, type MessageStore, type NewMessage } from './messages.js';
 
 export type RunRow = Selectable<OracleRunsTable>;
 
@@ -14,6 +14,40 @@ export type StoredRunStatus = OracleRunsTable['status'];
 export const STORED_IN_FLIGHT: readonly StoredRunStatus[] = IN_FLIGHT_STATUSES.filter(
   (status): status is Exclude<typeof status, 'awaiting_approval'> => status !== 'awaiting_approval',
 );
+
+/** What recording a run's start answers: its stamps, and the thread before its question when asked for. */
+export interface RunStamps extends Pick<RunRow, 'created_at' | 'updated_at' | 'lease_expires_at'> {
+  thread?: MessageDto[] | undefined;
+}
+
+type MessageRow = Selectable<OracleMessagesTable>;
+
+/** Messages as `json_agg` answers them: times as ISO strings. */
+type ThreadJson = (Omit<MessageRow, 'created_at'> & { created_at: string })[];
+
+function threadFromJson(rows: ThreadJson): MessageDto[] {
+  return rows.map((row) => toDto({ ...row, created_at: new Date(row.created_at) }));
+}
+
+/** Runs as `json_agg` answers them: times as ISO strings. */
+export type RunRowJson = Omit<RunRow, 'lease_expires_at' | 'created_at' | 'updated_at' | 'ended_at'> & {
+  lease_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+  ended_at: string | null;
+};
+
+/** Run rows read as JSON (a subquery's `json_agg`), with their times as dates again. */
+export function runRowsFromJson(rows: RunRowJson[]): RunRow[] {
+  const date = (at: string | null) => (at === null ? null : new Date(at));
+  return rows.map((row) => ({
+    ...row,
+    lease_expires_at: date(row.lease_expires_at),
+    created_at: new Date(row.created_at),
+    updated_at: new Date(row.updated_at),
+    ended_at: date(row.ended_at),
+  }));
+}
 
 /** How a run ended, as its row records it. */
 export interface RunEnding {
@@ -94,12 +128,17 @@ export class RunStore {
    * Starts a turn in one statement: stores the user's message, marks the session active (its title from
    * the first message), and records the run. Answers the run's stamps (the rest of its row is what was given).
    * Idempotent for its own run: a retry whose earlier try was stored answers that row.
+   *
+   * With `threadWindow`, the same statement also reads the session's newest messages before this question (the
+   * thread the turn's prompt is built from: one round trip to the database instead of two on the turn's way;
+   * a retry whose earlier try was stored finds the question among them).
    */
   async createWithQuestion(
     run: NewRun,
     question: NewMessage,
     title: string,
-  ): Promise<Pick<RunRow, 'created_at' | 'updated_at' | 'lease_expires_at'>> {
+    threadWindow?: number,
+  ): Promise<RunStamps> {
     const statement = this.db
       .with('question', (db) =>
         db
@@ -115,31 +154,62 @@ export class RunStore {
           .where('session_id', '=', run.sessionId)
           .returning('session_id'),
       )
-      .insertInto('oracle_runs')
-      .values({
-        run_id: run.runId,
-        session_id: run.sessionId,
-        user_did: run.userDid,
-        request_id: run.requestId,
-        status: 'running',
-        owner: run.owner,
-        lease_expires_at: new Date(Date.now() + run.leaseMs),
-        request: JSON.stringify(run.request),
-      })
-      // Tried again after an outage, this statement may find its own earlier try stored (the answer was lost,
-      // not the write): the run is this instance's still, its lease taken afresh. Taken over meanwhile (another
-      // owner), nothing is answered and the try fails as before.
-      .onConflict((oc) =>
-        oc
-          .column('run_id')
-          .doUpdateSet({ lease_expires_at: new Date(Date.now() + run.leaseMs), updated_at: new Date() })
-          .where('oracle_runs.owner', '=', run.owner)
-          .where('oracle_runs.status', '=', 'running'),
+      .with('run', (db) =>
+        db
+          .insertInto('oracle_runs')
+          .values({
+            run_id: run.runId,
+            session_id: run.sessionId,
+            user_did: run.userDid,
+            request_id: run.requestId,
+            status: 'running',
+            owner: run.owner,
+            lease_expires_at: new Date(Date.now() + run.leaseMs),
+            request: JSON.stringify(run.request),
+          })
+          // Tried again after an outage, this statement may find its own earlier try stored (the answer was
+          // lost, not the write): the run is this instance's still, its lease taken afresh. Taken over meanwhile
+          // (another owner), nothing is answered and the try fails as before.
+          .onConflict((oc) =>
+            oc
+              .column('run_id')
+              .doUpdateSet({ lease_expires_at: new Date(Date.now() + run.leaseMs), updated_at: new Date() })
+              .where('oracle_runs.owner', '=', run.owner)
+              .where('oracle_runs.status', '=', 'running'),
+          )
+          .returning(['created_at', 'updated_at', 'lease_expires_at']),
       )
-      .returning(['created_at', 'updated_at', 'lease_expires_at'])
+      .selectFrom('run')
+      .select(['run.created_at', 'run.updated_at', 'run.lease_expires_at'])
+      .$if(threadWindow !== undefined, (qb) =>
+        qb.select((eb) =>
+          // The newest messages, oldest first, as one JSON array (one value to parse, not a row per message).
+          sql<ThreadJson>`(select coalesce(json_agg(m order by m.seq), '[]') from (${eb
+            .selectFrom('oracle_messages')
+            .selectAll()
+            .where('session_id', '=', run.sessionId)
+            .orderBy('seq', 'desc')
+            .limit(threadWindow ?? 0)}) m)`.as('thread'),
+        ),
+      )
       .executeTakeFirstOrThrow();
     // The question and the run are stamped in one statement: the same now().
-    return this.wrote(question, statement, (row) => row.created_at);
+    const row = await this.wrote(question, statement, (row) => row.created_at);
+    const json = (row as { thread?: ThreadJson }).thread;
+    let thread: MessageDto[] | undefined;
+    if (json && threadWindow !== undefined) {
+      // The statement read the thread as it was before its own insert: the question goes last (unless an earlier
+      // try stored it), as a read after the statement would find it.
+      thread = threadFromJson(json);
+      if (!thread.some((m) => m.id === question.id)) thread.push(storedDto(question, row.created_at));
+      thread = thread.slice(-threadWindow);
+    }
+    return {
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+      lease_expires_at: row.lease_expires_at,
+      ...(thread ? { thread } : {}),
+    };
   }
 
   /**

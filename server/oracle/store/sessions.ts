@@ -3,6 +3,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { NEW_CHAT_TITLE, type ChatSession } from '../../../contracts/oracle.js';
 import type { Database, OracleSessionsTable } from '../../db/schema.js';
 import { countOf, withinQuotas } from './quota.js';
+import { runRowsFromJson, STORED_IN_FLIGHT, type RunRow, type RunRowJson } from './runs.js';
 
 type Row = Selectable<OracleSessionsTable>;
 
@@ -106,6 +107,38 @@ export class SessionStore {
     const row = await this.get(userDid, sessionId);
     if (row) this.remember(row);
     return row;
+  }
+
+  /**
+   * For a turn: the session when it exists and belongs to `userDid`, with its runs in flight read by the same
+   * statement (a new turn ends them first). With an exclusive database the session may come from memory and
+   * the runs are not read (`runsInFlight` absent: the instance executes every one of them).
+   */
+  async ownedForTurn(
+    userDid: string,
+    sessionId: string,
+  ): Promise<{ session: SessionRef; runsInFlight?: RunRow[] | undefined } | undefined> {
+    if (this.known) {
+      const session = await this.owned(userDid, sessionId);
+      return session && { session };
+    }
+    const row = await this.db
+      .selectFrom('oracle_sessions as s')
+      .select(['s.session_id', 's.user_did', 's.room_id'])
+      .select((eb) =>
+        sql<RunRowJson[]>`(select coalesce(json_agg(r), '[]') from (${eb
+          .selectFrom('oracle_runs')
+          .selectAll()
+          .whereRef('oracle_runs.session_id', '=', 's.session_id')
+          .where('oracle_runs.status', 'in', STORED_IN_FLIGHT)}) r)`.as('runs_in_flight'),
+      )
+      .where('s.session_id', '=', sessionId)
+      .where('s.user_did', '=', userDid)
+      .where('s.oracle_did', '=', this.oracleDid)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const { runs_in_flight, ...session } = row;
+    return { session, runsInFlight: runRowsFromJson(runs_in_flight) };
   }
 
   /** The session when it exists and belongs to `userDid`. */

@@ -98,19 +98,20 @@ describe.runIf(TEST_DATABASE_URL)('a turn while the database pool is saturated',
 });
 
 /** Whether a query reads the thread (a select from oracle_messages): what a turn reads before the model starts. */
-function readsThread(node: RootOperationNode): boolean {
+/** A read of the user's preferences: one of the turn's first reads, in every deployment (a plugin's state). */
+function readsPreferences(node: RootOperationNode): boolean {
   if (node.kind !== 'SelectQueryNode') return false;
   const from = node.from?.froms[0];
-  return from !== undefined && TableNode.is(from) && from.table.identifier.name === 'oracle_messages';
+  return from !== undefined && TableNode.is(from) && from.table.identifier.name === 'user_preferences';
 }
 
 describe('a turn that started', () => {
   it('finishes when its first reads meet a busy pool (the acquire timed out): they are tried again, it does not fail', async () => {
-    // The first three reads of the thread fail as a pool whose every connection is taken fails them.
+    // The first three reads of the preferences fail as a pool whose every connection is taken fails them.
     let failures = 3;
     const busyPool: KyselyPlugin = {
       transformQuery: ({ node }) => {
-        if (failures > 0 && readsThread(node)) {
+        if (failures > 0 && readsPreferences(node)) {
           failures--;
           throw new Error('timeout exceeded when trying to connect');
         }

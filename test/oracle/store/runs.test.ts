@@ -82,6 +82,105 @@ describe('RunStore', () => {
     await expect(runs.createWithQuestion(run, question, 'hi')).rejects.toThrow();
   });
 
+  it('reads the thread with the start of a run when asked: what a read after it answers, in one statement', async () => {
+    await using db = await openTestDb();
+    const session = await new SessionStore(db.kysely, 'did:key:oracle').create('did:key:user', {});
+    const sessionId = session.session_id;
+    const runs = new RunStore(db.kysely);
+    const messages = new MessageStore(db.kysely);
+    const start = (n: number, window?: number, attachment?: Record<string, unknown>) =>
+      runs.createWithQuestion(
+        {
+          runId: `run_${n}`,
+          sessionId,
+          userDid: 'did:key:user',
+          requestId: `req-${n}`,
+          owner: 'me',
+          leaseMs: 30_000,
+          request: { message: `q${n}` },
+        },
+        { id: `q-${n}`, sessionId, type: 'human', content: `q${n}`, attachment },
+        `q${n}`,
+        window,
+      );
+    expect((await start(1, 3)).thread).toMatchObject([{ id: 'q-1', content: 'q1' }]);
+    const toolCalls = [
+      { id: 'c1', name: 't', kind: 'tool' as const, args: { x: [1] }, status: 'done' as const, output: 'ok' },
+    ];
+    await runs.endWithAnswer(
+      'run_1',
+      { status: 'aborted', partialText: 'a1', lastEventId: 3 },
+      { id: 'req-1', sessionId, type: 'ai', content: 'a1', toolCalls, runStatus: 'aborted' },
+    );
+    await runs.end('run_1', { status: 'finished', partialText: '', lastEventId: 3 });
+    const attachment = { name: 'a.txt', mimeType: 'text/plain', size: 3 };
+    const second = await start(2, 3, attachment);
+    expect(second.thread).toEqual(await messages.recent(sessionId, 3));
+    expect(second.thread?.map((m) => m.id)).toEqual(['q-1', 'req-1', 'q-2']);
+    expect(second.thread?.[1]).toMatchObject({ toolCalls, runStatus: 'aborted' });
+    expect(second.thread?.[2]).toMatchObject({ attachment });
+    // Asked for fewer: the newest; a retry whose first try was stored has its question once.
+    await db.kysely
+      .updateTable('oracle_runs')
+      .set({ status: 'finished' })
+      .where('run_id', '=', 'run_2')
+      .execute();
+    await start(3);
+    const again = await start(3, 2);
+    expect(again.thread?.map((m) => m.id)).toEqual(['q-2', 'q-3']);
+    expect(again.thread).toEqual(await messages.recent(sessionId, 2));
+    // Not asked: no thread.
+    expect((await start(4)).thread).toBeUndefined();
+  });
+
+  it('reads a session for a turn with its runs in flight in one statement: the rows a read of them answers', async () => {
+    await using db = await openTestDb();
+    const sessions = new SessionStore(db.kysely, 'did:key:oracle');
+    const sessionId = (await sessions.create('did:key:user', {})).session_id;
+    const runs = new RunStore(db.kysely);
+    expect(await sessions.ownedForTurn('did:key:user', sessionId)).toMatchObject({
+      session: { session_id: sessionId, user_did: 'did:key:user', room_id: null },
+      runsInFlight: [],
+    });
+    for (const n of [1, 2]) {
+      await runs.createWithQuestion(
+        {
+          runId: `run_${n}`,
+          sessionId,
+          userDid: 'did:key:user',
+          requestId: `req-${n}`,
+          owner: 'me',
+          leaseMs: 30_000,
+          request: { message: `q${n}`, metadata: { deep: [n] } },
+        },
+        { id: `q-${n}`, sessionId, type: 'human', content: `q${n}` },
+        `q${n}`,
+      );
+    }
+    await runs.checkpoint('run_2', 'me', {
+      partialText: 'so far',
+      lastEventId: 1_000_004,
+      toolsStarted: true,
+    });
+    await runs.end('run_1', { status: 'finished', partialText: 'done', lastEventId: 3 });
+    const owned = await sessions.ownedForTurn('did:key:user', sessionId);
+    expect(owned?.runsInFlight).toEqual(await runs.inFlight(sessionId));
+    expect(owned?.runsInFlight?.map((r) => r.run_id)).toEqual(['run_2']);
+    expect(owned?.runsInFlight?.[0]?.lease_expires_at).toBeInstanceOf(Date);
+    // Not the caller's: as absent as a session that does not exist.
+    expect(await sessions.ownedForTurn('did:key:someone-else', sessionId)).toBeUndefined();
+    expect(await sessions.ownedForTurn('did:key:user', 'no-such-session')).toBeUndefined();
+    // An exclusive database: the session, and no runs read (the instance executes them all).
+    const exclusive = new SessionStore(db.kysely, 'did:key:oracle', { exclusive: true });
+    const fromExclusive = await exclusive.ownedForTurn('did:key:user', sessionId);
+    expect(fromExclusive?.session).toMatchObject({
+      session_id: sessionId,
+      user_did: 'did:key:user',
+      room_id: null,
+    });
+    expect(fromExclusive).not.toHaveProperty('runsInFlight');
+  });
+
   it('keeps the thread cache of an exclusive message store in step with the questions and answers it writes', async () => {
     await using db = await openTestDb();
     const session = await new SessionStore(db.kysely, 'did:key:oracle').create('did:key:user', {});
