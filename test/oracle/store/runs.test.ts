@@ -5,6 +5,44 @@ import { RunStore } from '../../../server/oracle/store/runs.js';
 import { SessionStore } from '../../../server/oracle/store/sessions.js';
 import { openTestDb, TEST_DATABASE_URL } from '../../helpers/db.js';
 
+/** Records a run and its question as a turn's start does (user `did:key:user`, owner `me` unless said). */
+function startRun(
+  runs: RunStore,
+  run: {
+    runId: string;
+    sessionId: string;
+    requestId?: string;
+    questionId?: string;
+    owner?: string;
+    content?: string;
+    request?: Record<string, unknown>;
+    attachment?: Record<string, unknown>;
+    threadWindow?: number;
+  },
+) {
+  const content = run.content ?? 'hi';
+  return runs.createWithQuestion(
+    {
+      runId: run.runId,
+      sessionId: run.sessionId,
+      userDid: 'did:key:user',
+      requestId: run.requestId ?? randomUUID(),
+      owner: run.owner ?? 'me',
+      leaseMs: 30_000,
+      request: run.request ?? { message: content },
+    },
+    {
+      id: run.questionId ?? randomUUID(),
+      sessionId: run.sessionId,
+      type: 'human',
+      content,
+      attachment: run.attachment,
+    },
+    content,
+    run.threadWindow,
+  );
+}
+
 describe('RunStore', () => {
   it('checkpoints many runs in one call: each its own text, last id and tools flag, only the owner’s', async () => {
     await using db = await openTestDb();
@@ -12,19 +50,7 @@ describe('RunStore', () => {
     const runs = new RunStore(db.kysely);
     const start = async (owner: string): Promise<string> => {
       const runId = `run_${randomUUID()}`;
-      await runs.createWithQuestion(
-        {
-          runId,
-          sessionId: session.session_id,
-          userDid: 'did:key:user',
-          requestId: randomUUID(),
-          owner,
-          leaseMs: 30_000,
-          request: { message: 'hi' },
-        },
-        { id: randomUUID(), sessionId: session.session_id, type: 'human', content: 'hi' },
-        'hi',
-      );
+      await startRun(runs, { runId, sessionId: session.session_id, owner });
       return runId;
     };
     const [a, b, other] = [await start('me'), await start('me'), await start('someone else')];
@@ -88,21 +114,16 @@ describe('RunStore', () => {
     const sessionId = session.session_id;
     const runs = new RunStore(db.kysely);
     const messages = new MessageStore(db.kysely);
-    const start = (n: number, window?: number, attachment?: Record<string, unknown>) =>
-      runs.createWithQuestion(
-        {
-          runId: `run_${n}`,
-          sessionId,
-          userDid: 'did:key:user',
-          requestId: `req-${n}`,
-          owner: 'me',
-          leaseMs: 30_000,
-          request: { message: `q${n}` },
-        },
-        { id: `q-${n}`, sessionId, type: 'human', content: `q${n}`, attachment },
-        `q${n}`,
-        window,
-      );
+    const start = (n: number, threadWindow?: number, attachment?: Record<string, unknown>) =>
+      startRun(runs, {
+        runId: `run_${n}`,
+        sessionId,
+        requestId: `req-${n}`,
+        questionId: `q-${n}`,
+        content: `q${n}`,
+        attachment,
+        threadWindow,
+      });
     expect((await start(1, 3)).thread).toMatchObject([{ id: 'q-1', content: 'q1' }]);
     const toolCalls = [
       { id: 'c1', name: 't', kind: 'tool' as const, args: { x: [1] }, status: 'done' as const, output: 'ok' },
@@ -143,19 +164,12 @@ describe('RunStore', () => {
       runsInFlight: [],
     });
     for (const n of [1, 2]) {
-      await runs.createWithQuestion(
-        {
-          runId: `run_${n}`,
-          sessionId,
-          userDid: 'did:key:user',
-          requestId: `req-${n}`,
-          owner: 'me',
-          leaseMs: 30_000,
-          request: { message: `q${n}`, metadata: { deep: [n] } },
-        },
-        { id: `q-${n}`, sessionId, type: 'human', content: `q${n}` },
-        `q${n}`,
-      );
+      await startRun(runs, {
+        runId: `run_${n}`,
+        sessionId,
+        content: `q${n}`,
+        request: { message: `q${n}`, metadata: { deep: [n] } },
+      });
     }
     await runs.checkpoint('run_2', 'me', {
       partialText: 'so far',
@@ -222,19 +236,7 @@ describe('RunStore', () => {
     const runs = new RunStore(db.kysely);
     const sessionId = session.session_id;
     const runId = `run_${randomUUID()}`;
-    await runs.createWithQuestion(
-      {
-        runId,
-        sessionId,
-        userDid: 'did:key:user',
-        requestId: 'req-1',
-        owner: 'me',
-        leaseMs: 30_000,
-        request: { message: 'hi' },
-      },
-      { id: 'q-1', sessionId, type: 'human', content: 'hi' },
-      'hi',
-    );
+    await startRun(runs, { runId, sessionId, requestId: 'req-1', questionId: 'q-1' });
     const toolCalls = [
       {
         id: 'c1',
@@ -277,19 +279,7 @@ describe('RunStore', () => {
     expect(history[1]).toMatchObject({ toolCalls, attachment });
     // A run ended without an answer keeps none: a late answer from its first instance is not stored either.
     const bare = `run_${randomUUID()}`;
-    await runs.createWithQuestion(
-      {
-        runId: bare,
-        sessionId,
-        userDid: 'did:key:user',
-        requestId: 'req-2',
-        owner: 'me',
-        leaseMs: 30_000,
-        request: {},
-      },
-      { id: 'q-2', sessionId, type: 'human', content: 'again' },
-      'again',
-    );
+    await startRun(runs, { runId: bare, sessionId, requestId: 'req-2', questionId: 'q-2', content: 'again' });
     expect(await runs.end(bare, { status: 'interrupted', partialText: '', lastEventId: 1_000_001 })).toBe(
       true,
     );
@@ -318,21 +308,7 @@ describe('RunStore', () => {
       const session = await new SessionStore(db.kysely, 'did:key:oracle').create('did:key:user', {});
       const runs = new RunStore(db.kysely);
       // Stored in the reverse of their ids' order: a scan in storage order meets run_b first.
-      for (const runId of ['run_b', 'run_a']) {
-        await runs.createWithQuestion(
-          {
-            runId,
-            sessionId: session.session_id,
-            userDid: 'did:key:user',
-            requestId: randomUUID(),
-            owner: 'me',
-            leaseMs: 30_000,
-            request: { message: 'hi' },
-          },
-          { id: randomUUID(), sessionId: session.session_id, type: 'human', content: 'hi' },
-          'hi',
-        );
-      }
+      for (const runId of ['run_b', 'run_a']) await startRun(runs, { runId, sessionId: session.session_id });
       const writes: [string, () => Promise<void>][] = [
         ['renew', () => runs.renew('me', ['run_b', 'run_a'], 30_000)],
         [
@@ -402,19 +378,7 @@ describe('RunStore', () => {
       const session = await new SessionStore(db.kysely, 'did:key:oracle').create('did:key:user', {});
       const runs = new RunStore(db.kysely);
       const orphan = async (runId: string): Promise<void> => {
-        await runs.createWithQuestion(
-          {
-            runId,
-            sessionId: session.session_id,
-            userDid: 'did:key:user',
-            requestId: randomUUID(),
-            owner: 'a-paused-instance',
-            leaseMs: 30_000,
-            request: { message: 'hi' },
-          },
-          { id: randomUUID(), sessionId: session.session_id, type: 'human', content: 'hi' },
-          'hi',
-        );
+        await startRun(runs, { runId, sessionId: session.session_id, owner: 'a-paused-instance' });
         await db.kysely
           .updateTable('oracle_runs')
           .set({ lease_expires_at: new Date(Date.now() - 1_000) })
