@@ -3,7 +3,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { NEW_CHAT_TITLE, type ChatSession } from '../../../contracts/oracle.js';
 import type { Database, OracleSessionsTable } from '../../db/schema.js';
 import { countOf, withinQuotas } from './quota.js';
-import { runRowsFromJson, STORED_IN_FLIGHT, type RunRow, type RunRowJson } from './runs.js';
+import { runRowsFromJson, STORED_IN_FLIGHT, type RunRow, type RunRowJson } from './run-rows.js';
 
 type Row = Selectable<OracleSessionsTable>;
 
