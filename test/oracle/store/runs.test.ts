@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { MessageStore } from '../../../server/oracle/store/messages.js';
 import { RunStore } from '../../../server/oracle/store/runs.js';
 import { SessionStore } from '../../../server/oracle/store/sessions.js';
+import type { Database } from '../../../server/db/schema.js';
 import { openTestDb, TEST_DATABASE_URL } from '../../helpers/db.js';
 
 /** Records a run and its question as a turn's start does (user `did:key:user`, owner `me` unless said). */
@@ -41,6 +43,26 @@ function startRun(
     content,
     run.threadWindow,
   );
+}
+
+/** Another writer: a transaction that holds the run's row locked until `release()` (which waits for its end). */
+async function holdRow(db: Kysely<Database>, runId: string): Promise<{ release: () => Promise<void> }> {
+  let releaseRow!: () => void;
+  const held = new Promise<void>((resolve) => (releaseRow = resolve));
+  let rowLocked!: () => void;
+  const locked = new Promise<void>((resolve) => (rowLocked = resolve));
+  const writer = db.transaction().execute(async (trx) => {
+    await trx.selectFrom('oracle_runs').select('run_id').where('run_id', '=', runId).forUpdate().execute();
+    rowLocked();
+    await held;
+  });
+  await locked;
+  return {
+    release: async () => {
+      releaseRow();
+      await writer;
+    },
+  };
 }
 
 describe('RunStore', () => {
@@ -328,21 +350,7 @@ describe('RunStore', () => {
       ];
       for (const [name, write] of writes) {
         // Another writer holds run_b; the statement must have taken run_a first and now wait for run_b.
-        let releaseRow!: () => void;
-        const held = new Promise<void>((resolve) => (releaseRow = resolve));
-        let rowLocked!: () => void;
-        const locked = new Promise<void>((resolve) => (rowLocked = resolve));
-        const writer = db.kysely.transaction().execute(async (trx) => {
-          await trx
-            .selectFrom('oracle_runs')
-            .select('run_id')
-            .where('run_id', '=', 'run_b')
-            .forUpdate()
-            .execute();
-          rowLocked();
-          await held;
-        });
-        await locked;
+        const writer = await holdRow(db.kysely, 'run_b');
         const pending = write();
         await new Promise((resolve) => setTimeout(resolve, 300));
         const probe = await db.kysely
@@ -360,8 +368,7 @@ describe('RunStore', () => {
             () => 'run_a free',
             (err: unknown) => (err as { code?: string }).code,
           );
-        releaseRow();
-        await writer;
+        await writer.release();
         await pending;
         expect([name, probe]).toEqual([name, '55P03']);
       }
@@ -387,26 +394,11 @@ describe('RunStore', () => {
       };
       await orphan('run_held');
       await orphan('run_free');
-      let releaseRow!: () => void;
-      const held = new Promise<void>((resolve) => (releaseRow = resolve));
-      let rowLocked!: () => void;
-      const locked = new Promise<void>((resolve) => (rowLocked = resolve));
-      const writer = db.kysely.transaction().execute(async (trx) => {
-        await trx
-          .selectFrom('oracle_runs')
-          .select('run_id')
-          .where('run_id', '=', 'run_held')
-          .forUpdate()
-          .execute();
-        rowLocked();
-        await held;
-      });
-      await locked;
+      const writer = await holdRow(db.kysely, 'run_held');
       const waited = Symbol('waited on the held row');
       const claim = runs.claimOrphans('me', 30_000, 10);
       const first = await Promise.race([claim, new Promise((r) => setTimeout(() => r(waited), 1_500))]);
-      releaseRow();
-      await writer;
+      await writer.release();
       expect(first).not.toBe(waited);
       expect((first as Awaited<typeof claim>).map((r) => r.run_id)).toEqual(['run_free']);
       // Once the writer is done, the next sweep takes the row it skipped.
