@@ -285,13 +285,14 @@ describe('RunStore', () => {
         },
       ),
     ).toBe(true);
-    expect(
-      await runs.endWithAnswer(
-        runId,
-        { status: 'finished', partialText: 'the whole answer', lastEventId: 9 },
-        { id: 'req-1', sessionId, type: 'ai', content: 'the whole answer', runStatus: 'finished' },
-      ),
-    ).toBe(false);
+    // The first instance, back, records its own end: refused, and its answer is not stored.
+    const lateEnd = (id: string, requestId: string, text: string) =>
+      runs.endWithAnswer(
+        id,
+        { status: 'finished', partialText: text, lastEventId: 9 },
+        { id: requestId, sessionId, type: 'ai', content: text, runStatus: 'finished' },
+      );
+    expect(await lateEnd(runId, 'req-1', 'the whole answer')).toBe(false);
     expect(await runs.get(runId)).toMatchObject({ status: 'interrupted', partial_text: 'so far' });
     const history = await new MessageStore(db.kysely).all(sessionId);
     expect(history.map((m) => [m.content, m.runStatus ?? null])).toEqual([
@@ -305,13 +306,7 @@ describe('RunStore', () => {
     expect(await runs.end(bare, { status: 'interrupted', partialText: '', lastEventId: 1_000_001 })).toBe(
       true,
     );
-    expect(
-      await runs.endWithAnswer(
-        bare,
-        { status: 'finished', partialText: 'late', lastEventId: 4 },
-        { id: 'req-2', sessionId, type: 'ai', content: 'late', runStatus: 'finished' },
-      ),
-    ).toBe(false);
+    expect(await lateEnd(bare, 'req-2', 'late')).toBe(false);
     expect((await new MessageStore(db.kysely).all(sessionId)).map((m) => m.id)).toEqual([
       'q-1',
       'req-1',
