@@ -32,6 +32,9 @@ export {
   type StoredRunStatus,
 } from './run-rows.js';
 
+/** The message columns PostgreSQL gets as JSON text (`messageRow` serializes them). */
+const JSON_COLUMNS: ReadonlySet<string> = new Set(['tool_calls', 'attachment']);
+
 /** How many runs one checkpoint statement saves at most. */
 const CHECKPOINT_BATCH = 500;
 
@@ -158,6 +161,7 @@ export class RunStore {
     answer = storableMessage(answer);
     ending = storableEnding(ending);
     const row = messageRow(answer);
+    const columns = Object.keys(row) as (keyof typeof row)[];
     const statement = this.db
       .with('ended', (db) =>
         db
@@ -170,30 +174,20 @@ export class RunStore {
       .with('answer', (db) =>
         db
           .insertInto('oracle_messages')
-          .columns([
-            'id',
-            'session_id',
-            'type',
-            'content',
-            'tool_calls',
-            'reasoning',
-            'run_status',
-            'attachment',
-          ])
-          // Parameters in a select list are text to PostgreSQL: the json columns are cast.
+          .columns(columns)
+          // The answer's row as a select from `ended` (none when the run was not ended here). Parameters in a
+          // select list are text to PostgreSQL: the json columns are cast.
           .expression(
             db
               .selectFrom('ended')
-              .select([
-                sql<string>`${row.id}`.as('id'),
-                sql<string>`${row.session_id}`.as('session_id'),
-                sql<string>`${row.type}`.as('type'),
-                sql<string>`${row.content}`.as('content'),
-                sql<string>`${row.tool_calls ?? null}::jsonb`.as('tool_calls'),
-                sql<string>`${row.reasoning ?? null}`.as('reasoning'),
-                sql<string>`${row.run_status ?? null}`.as('run_status'),
-                sql<string>`${row.attachment ?? null}::jsonb`.as('attachment'),
-              ]),
+              .select(
+                columns.map((column) =>
+                  (JSON_COLUMNS.has(column)
+                    ? sql`${row[column] ?? null}::jsonb`
+                    : sql`${row[column] ?? null}`
+                  ).as(column),
+                ),
+              ),
           )
           .onConflict((oc) => oc.columns(['session_id', 'id']).doNothing())
           .returning('seq'),
