@@ -1,5 +1,6 @@
 import { isInFlight } from '../../../contracts/run-states.js';
-import type { RunRow, RunStore } from '../store/runs.js';
+import type { RunStore } from '../store/runs.js';
+import type { RunRow } from '../store/run-rows.js';
 import { IDS_PER_ATTEMPT, runEvent, type RunEventLog, type RunEventRecord } from './event-log.js';
 import { retryStore } from './store-retry.js';
 

@@ -1,7 +1,8 @@
 import type { RunEndStatus } from '../../../contracts/events.js';
 import { isToolCallEvent } from '../../../contracts/run-states.js';
 import type { MessageStore } from '../store/messages.js';
-import type { RunRow, RunStore } from '../store/runs.js';
+import type { RunStore } from '../store/runs.js';
+import type { RunRow } from '../store/run-rows.js';
 import { checkpointAll, type ActiveRun, type RunOutlets } from './active-run.js';
 import { systemClock, type Clock } from './clock.js';
 import { firstIdOfAttempt, type RunEventLog, type RunEventRecord } from './event-log.js';

@@ -1,6 +1,6 @@
 import type { ServerEventName, ServerEventPayload } from '../../../contracts/events.js';
 import type { AgActionSpec, BrowserToolSpec, MessageDto, StoredToolCall } from '../../../contracts/oracle.js';
-import type { RunRow } from '../store/runs.js';
+import type { RunRow } from '../store/run-rows.js';
 import type { ApprovalRow } from '../store/approvals.js';
 import type { SessionRef } from '../store/sessions.js';
 

@@ -18,20 +18,6 @@ import {
   type ThreadJson,
 } from './run-rows.js';
 
-export {
-  runningRow,
-  runRowsFromJson,
-  STORED_IN_FLIGHT,
-  toRunInfo,
-  type NewRun,
-  type RunCheckpoint,
-  type RunEnding,
-  type RunRow,
-  type RunRowJson,
-  type RunStamps,
-  type StoredRunStatus,
-} from './run-rows.js';
-
 /** The message columns PostgreSQL gets as JSON text (`messageRow` serializes them). */
 const JSON_COLUMNS: ReadonlySet<string> = new Set(['tool_calls', 'attachment']);
 

@@ -13,7 +13,8 @@ import {
   type FollowDeps,
 } from '../../../server/oracle/runs/run-follower.js';
 import { answerSoFar } from '../../../server/oracle/runs/run-recovery.js';
-import type { RunRow, RunStore } from '../../../server/oracle/store/runs.js';
+import type { RunStore } from '../../../server/oracle/store/runs.js';
+import type { RunRow } from '../../../server/oracle/store/run-rows.js';
 
 const ts = '2026-11-28T10:00:00.000Z';
 const text = (id: number, content: string): RunEventRecord => ({

@@ -12,12 +12,8 @@ import {
   type RecoveryHost,
 } from '../../../server/oracle/runs/run-recovery.js';
 import type { TurnOutcome } from '../../../server/oracle/runs/turn.js';
-import {
-  runningRow,
-  type RunCheckpoint,
-  type RunRow,
-  type RunStore,
-} from '../../../server/oracle/store/runs.js';
+import { type RunStore } from '../../../server/oracle/store/runs.js';
+import { runningRow, type RunCheckpoint, type RunRow } from '../../../server/oracle/store/run-rows.js';
 import { VirtualClock } from '../../helpers/virtual-clock.js';
 
 // The lease timers and what recovery does with the runs it claims (run-recovery.ts, steps 1, 2 and 4 to 7), on
