@@ -188,6 +188,19 @@ describe.runIf(TEST_REDIS_URL)('the Redis run event log between instances', () =
     off();
   });
 
+  it('one write of thousands of events (a run that waited out an outage) is stored whole and heard whole', async () => {
+    const heard: RunEventRecord[] = [];
+    const off = await b.subscribe('run_big', (r) => heard.push(r));
+    const records = Array.from({ length: 10_000 }, (_, i) => message(i + 1, `w${i} `));
+    // Appended in one tick: one write, which the append script stores in slices of a thousand.
+    await Promise.all(records.map(async (r) => a.append('run_big', r)));
+    expect(await redis.llen(`${prefix}run:run_big:events`)).toBe(10_000);
+    expect(await b.read('run_big', 0)).toEqual(records);
+    await expect.poll(() => heard.length).toBe(10_000);
+    expect(heard).toEqual(records);
+    off();
+  });
+
   it("one subscriber connection: a run's channel is let go when its last listener leaves, and every channel at close()", async () => {
     const own = open();
     const numsub = async (runId: string): Promise<number> => {
