@@ -112,12 +112,12 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
 
   // Embedded PGlite: this process is the database's only user, so what it wrote can be remembered.
   const exclusive = options.db.kind === 'pglite';
-  const sessions = new SessionStore(db, identity.did, {
+  const sessions = new SessionStore(options.db, identity.did, {
     exclusive,
     maxPerUser: config.ORACLE_MAX_SESSIONS_PER_USER,
   });
   const messages = new MessageStore(db, { exclusive });
-  const runs = new RunStore(db, messages);
+  const runs = new RunStore(options.db, messages);
   const delegations = new DelegationStore(db, identity.did);
   const rooms = new RoomStore(db, identity.did, {
     owned: config.ORACLE_MAX_ROOMS_OWNED,

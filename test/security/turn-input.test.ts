@@ -86,9 +86,9 @@ describe(`a turn whose tool arguments or answer a store refuses (${TEST_REDIS_UR
 describe('a run whose answer holds a NUL or a lone surrogate', () => {
   it('ends with the answer stored, each such character as U+FFFD', async () => {
     await using db = await openTestDb();
-    const session = await new SessionStore(db.kysely, 'did:key:oracle').create('did:key:user', {});
+    const session = await new SessionStore(db, 'did:key:oracle').create('did:key:user', {});
     const messages = new MessageStore(db.kysely, { exclusive: true });
-    const runs = new RunStore(db.kysely, messages);
+    const runs = new RunStore(db, messages);
     const sessionId = session.session_id;
     const runId = `run_${randomUUID()}`;
     await runs.createWithQuestion(

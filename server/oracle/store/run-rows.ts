@@ -138,8 +138,10 @@ export function lockInOrder(db: Kysely<Database>, owner: string, runIds: string[
 }
 
 /** The columns a run's recorded end sets: it is no longer anyone's. */
-export function endingColumns(ending: RunEnding) {
-  const now = new Date();
+export function endingColumns(
+  ending: Omit<RunEnding, 'error'> & { error?: string | null | undefined },
+  now: Date = new Date(),
+) {
   return {
     status: ending.status,
     partial_text: ending.partialText,

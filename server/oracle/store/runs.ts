@@ -1,8 +1,17 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { MessageDto } from '../../../contracts/oracle.js';
 import { toStorableText } from '../../../contracts/unsafe-text.js';
+import type { Db } from '../../db/index.js';
+import { preparedQuery, type PreparedQuery } from '../../db/prepared-query.js';
 import type { Database } from '../../db/schema.js';
 import { messageRow, storedDto, type MessageStore, type NewMessage } from './messages.js';
+import {
+  endStatement,
+  startStatement,
+  type EndValues,
+  type StartRow,
+  type StartValues,
+} from './run-statements.js';
 import {
   endingColumns,
   lockInOrder,
@@ -15,11 +24,8 @@ import {
   type RunEnding,
   type RunRow,
   type RunStamps,
-  type ThreadJson,
 } from './run-rows.js';
 
-/** The message columns PostgreSQL gets as JSON text (`messageRow` serializes them). */
-const JSON_COLUMNS: ReadonlySet<string> = new Set(['tool_calls', 'attachment']);
 
 /** How many runs one checkpoint statement saves at most. */
 const CHECKPOINT_BATCH = 500;
@@ -27,10 +33,21 @@ const CHECKPOINT_BATCH = 500;
 /** Durable run records. An instance owns a run while its lease holds and renews it; expired leases are claimed. */
 export class RunStore {
   /** @param messages told of the messages this store's statements write (its thread cache). */
+  private readonly db: Kysely<Database>;
+  /** The statements of a turn's start and end, prepared (server/db/prepared-query.ts). */
+  readonly start: PreparedQuery<StartValues, StartRow>;
+  readonly startWithThread: PreparedQuery<StartValues, StartRow>;
+  readonly endAnswering: PreparedQuery<EndValues, { run_id: string }>;
+
   constructor(
-    private readonly db: Kysely<Database>,
+    db: Db,
     private readonly messages?: MessageStore,
-  ) {}
+  ) {
+    this.db = db.kysely;
+    this.start = preparedQuery(db, 'oracle-run-start', startStatement(db.kysely, false));
+    this.startWithThread = preparedQuery(db, 'oracle-run-start-thread', startStatement(db.kysely, true));
+    this.endAnswering = preparedQuery(db, 'oracle-run-end-answer', endStatement(db.kysely));
+  }
 
   /** Tells the message store how a statement that wrote `message` went. */
   private wrote<T>(message: NewMessage, statement: Promise<T>, createdAt?: (result: T) => Date): Promise<T> {
@@ -61,68 +78,31 @@ export class RunStore {
     title: string,
     threadWindow?: number,
   ): Promise<RunStamps> {
-    const statement = this.db
-      .with('question', (db) =>
-        db
-          .insertInto('oracle_messages')
-          .values(messageRow(question))
-          .onConflict((oc) => oc.columns(['session_id', 'id']).doNothing())
-          .returning('seq'),
-      )
-      .with('session', (db) =>
-        db
-          .updateTable('oracle_sessions')
-          .set((eb) => ({ last_updated_at: new Date(), title: eb.fn.coalesce('title', eb.val(title)) }))
-          .where('session_id', '=', run.sessionId)
-          .returning('session_id'),
-      )
-      .with('run', (db) =>
-        db
-          .insertInto('oracle_runs')
-          .values({
-            run_id: run.runId,
-            session_id: run.sessionId,
-            user_did: run.userDid,
-            request_id: run.requestId,
-            status: 'running',
-            owner: run.owner,
-            lease_expires_at: new Date(Date.now() + run.leaseMs),
-            request: JSON.stringify(run.request),
-          })
-          // Tried again after an outage, this statement may find its own earlier try stored (the answer was
-          // lost, not the write): the run is this instance's still, its lease taken afresh. Taken over meanwhile
-          // (another owner), nothing is answered and the try fails as before.
-          .onConflict((oc) =>
-            oc
-              .column('run_id')
-              .doUpdateSet({ lease_expires_at: new Date(Date.now() + run.leaseMs), updated_at: new Date() })
-              .where('oracle_runs.owner', '=', run.owner)
-              .where('oracle_runs.status', '=', 'running'),
-          )
-          .returning(['created_at', 'updated_at', 'lease_expires_at']),
-      )
-      .selectFrom('run')
-      .select(['run.created_at', 'run.updated_at', 'run.lease_expires_at'])
-      .$if(threadWindow !== undefined, (qb) =>
-        qb.select((eb) =>
-          // The newest messages, oldest first, as one JSON array (one value to parse, not a row per message).
-          sql<ThreadJson>`(select coalesce(json_agg(m order by m.seq), '[]') from (${eb
-            .selectFrom('oracle_messages')
-            .selectAll()
-            .where('session_id', '=', run.sessionId)
-            .orderBy('seq', 'desc')
-            .limit(threadWindow ?? 0)}) m)`.as('thread'),
-        ),
-      )
-      .executeTakeFirstOrThrow();
+    const now = new Date();
+    const values: StartValues = {
+      ...messageRow(question),
+      title,
+      now,
+      runId: run.runId,
+      userDid: run.userDid,
+      requestId: run.requestId,
+      owner: run.owner,
+      leaseExpiresAt: new Date(now.getTime() + run.leaseMs),
+      request: JSON.stringify(run.request),
+      threadWindow: threadWindow ?? 0,
+    };
+    const statement = (threadWindow === undefined ? this.start : this.startWithThread)(values).then(([row]) => {
+      // Taken over meanwhile (another owner): nothing is answered and the try fails.
+      if (!row) throw new Error('the run was not recorded: another instance owns it');
+      return row;
+    });
     // The question and the run are stamped in one statement: the same now().
     const row = await this.wrote(question, statement, (row) => row.created_at);
-    const json = (row as { thread?: ThreadJson }).thread;
     let thread: MessageDto[] | undefined;
-    if (json && threadWindow !== undefined) {
+    if (row.thread && threadWindow !== undefined) {
       // The statement read the thread as it was before its own insert: the question goes last (unless an earlier
       // try stored it), as a read after the statement would find it.
-      thread = threadFromJson(json);
+      thread = threadFromJson(row.thread);
       if (!thread.some((m) => m.id === question.id)) thread.push(storedDto(question, row.created_at));
       thread = thread.slice(-threadWindow);
     }
@@ -145,51 +125,17 @@ export class RunStore {
     // A model's answer, its tool calls and their results may hold what PostgreSQL refuses (a NUL, a lone
     // surrogate): stored as U+FFFD, so a run always records its end.
     answer = storableMessage(answer);
-    ending = storableEnding(ending);
-    const row = messageRow(answer);
-    const columns = Object.keys(row) as (keyof typeof row)[];
-    const statement = this.db
-      .with('ended', (db) =>
-        db
-          .updateTable('oracle_runs')
-          .set(endingColumns(ending))
-          .where('run_id', '=', runId)
-          .where('status', 'in', STORED_IN_FLIGHT)
-          .returning('run_id'),
-      )
-      .with('answer', (db) =>
-        db
-          .insertInto('oracle_messages')
-          .columns(columns)
-          // The answer's row as a select from `ended` (none when the run was not ended here). Parameters in a
-          // select list are text to PostgreSQL: the json columns are cast.
-          .expression(
-            db
-              .selectFrom('ended')
-              .select(
-                columns.map((column) =>
-                  (JSON_COLUMNS.has(column)
-                    ? sql`${row[column] ?? null}::jsonb`
-                    : sql`${row[column] ?? null}`
-                  ).as(column),
-                ),
-              ),
-          )
-          .onConflict((oc) => oc.columns(['session_id', 'id']).doNothing())
-          .returning('seq'),
-      )
-      .with('session', (db) =>
-        db
-          .updateTable('oracle_sessions')
-          .set({ last_updated_at: new Date() })
-          .where('session_id', '=', answer.sessionId)
-          .where((eb) => eb.exists(eb.selectFrom('ended').select('run_id')))
-          .returning('session_id'),
-      )
-      .selectFrom('ended')
-      .select('run_id')
-      .executeTakeFirst();
-    const ended = (await this.wrote(answer, statement)) !== undefined;
+    const { status, partialText, lastEventId, error } = storableEnding(ending);
+    const values: EndValues = {
+      ...messageRow(answer),
+      runId,
+      status,
+      partialText,
+      lastEventId,
+      error: error ?? null,
+      now: new Date(),
+    };
+    const ended = (await this.wrote(answer, this.endAnswering(values))).length > 0;
     // Not stored after all: a thread cache forgets what it was told.
     if (!ended) this.messages?.forget(answer.sessionId);
     return ended;
@@ -354,3 +300,4 @@ export class RunStore {
       .execute();
   }
 }
+

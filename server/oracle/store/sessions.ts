@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { NEW_CHAT_TITLE, type ChatSession } from '../../../contracts/oracle.js';
+import type { Db } from '../../db/index.js';
+import { preparedQuery, type PreparedQuery } from '../../db/prepared-query.js';
 import type { Database, OracleSessionsTable } from '../../db/schema.js';
 import { countOf, withinQuotas } from './quota.js';
 import { runRowsFromJson, STORED_IN_FLIGHT, type RunRow, type RunRowJson } from './run-rows.js';
@@ -32,13 +34,20 @@ export class SessionStore {
    *   has seen are remembered, so a turn's ownership check does not wait for the database.
    * @param options.maxPerUser the sessions one user may keep (0 or absent: no quota).
    */
+  private readonly db: Kysely<Database>;
+
+  /** A turn's read of its session with the session's runs in flight, prepared (server/db/prepared-query.ts). */
+  readonly forTurn: PreparedQuery<ForTurnValues, ForTurnRow>;
+
   constructor(
-    private readonly db: Kysely<Database>,
+    db: Db,
     private readonly oracleDid: string,
     options: { exclusive?: boolean; maxPerUser?: number } = {},
   ) {
+    this.db = db.kysely;
     this.known = options.exclusive ? new Map() : undefined;
     this.maxPerUser = options.maxPerUser ?? 0;
+    this.forTurn = preparedQuery(db, 'oracle-session-for-turn', forTurnStatement(db.kysely));
   }
 
   private remember(row: SessionRef): void {
@@ -122,20 +131,7 @@ export class SessionStore {
       const session = await this.owned(userDid, sessionId);
       return session && { session };
     }
-    const row = await this.db
-      .selectFrom('oracle_sessions as s')
-      .select(['s.session_id', 's.user_did', 's.room_id'])
-      .select((eb) =>
-        sql<RunRowJson[]>`(select coalesce(json_agg(r), '[]') from (${eb
-          .selectFrom('oracle_runs')
-          .selectAll()
-          .whereRef('oracle_runs.session_id', '=', 's.session_id')
-          .where('oracle_runs.status', 'in', STORED_IN_FLIGHT)}) r)`.as('runs_in_flight'),
-      )
-      .where('s.session_id', '=', sessionId)
-      .where('s.user_did', '=', userDid)
-      .where('s.oracle_did', '=', this.oracleDid)
-      .executeTakeFirst();
+    const [row] = await this.forTurn({ sessionId, userDid, oracleDid: this.oracleDid });
     if (!row) return undefined;
     const { runs_in_flight, ...session } = row;
     return { session, runsInFlight: runRowsFromJson(runs_in_flight) };
@@ -225,4 +221,26 @@ export function toChatSession(row: Row, view: SessionView): ChatSession {
     ...(view.oracleEntityDid === undefined ? {} : { oracleEntityDid: view.oracleEntityDid }),
     ...(row.room_id === null ? {} : { roomId: row.room_id }),
   };
+}
+
+type ForTurnValues = { sessionId: string; userDid: string; oracleDid: string };
+
+type ForTurnRow = SessionRef & { runs_in_flight: RunRowJson[] };
+
+/** The session when it exists and belongs to the user, with its runs in flight as one JSON column. */
+function forTurnStatement(db: Kysely<Database>) {
+  return (v: ForTurnValues) =>
+    db
+      .selectFrom('oracle_sessions as s')
+      .select(['s.session_id', 's.user_did', 's.room_id'])
+      .select((eb) =>
+        sql<RunRowJson[]>`(select coalesce(json_agg(r), '[]') from (${eb
+          .selectFrom('oracle_runs')
+          .selectAll()
+          .whereRef('oracle_runs.session_id', '=', 's.session_id')
+          .where('oracle_runs.status', 'in', STORED_IN_FLIGHT)}) r)`.as('runs_in_flight'),
+      )
+      .where('s.session_id', '=', v.sessionId)
+      .where('s.user_did', '=', v.userDid)
+      .where('s.oracle_did', '=', v.oracleDid);
 }

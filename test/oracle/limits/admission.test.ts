@@ -1,4 +1,5 @@
-import { sql, TableNode, type KyselyPlugin, type RootOperationNode } from 'kysely';
+import { sql } from 'kysely';
+import type { Db } from '../../../server/db/index.js';
 import { describe, expect, it } from 'vitest';
 import { Admission, sampleLoopDelay, type LoadSources } from '../../../server/oracle/limits/admission.js';
 import { openTestDb, TEST_DATABASE_URL } from '../../helpers/db.js';
@@ -97,30 +98,20 @@ describe.runIf(TEST_DATABASE_URL)('a turn while the database pool is saturated',
   });
 });
 
-/** Whether a query reads the thread (a select from oracle_messages): what a turn reads before the model starts. */
-/** A read of the user's preferences: one of the turn's first reads, in every deployment (a plugin's state). */
-function readsPreferences(node: RootOperationNode): boolean {
-  if (node.kind !== 'SelectQueryNode') return false;
-  const from = node.from?.froms[0];
-  return from !== undefined && TableNode.is(from) && from.table.identifier.name === 'user_preferences';
-}
-
 describe('a turn that started', () => {
   it('finishes when its first reads meet a busy pool (the acquire timed out): they are tried again, it does not fail', async () => {
-    // The first three reads of the preferences fail as a pool whose every connection is taken fails them.
+    // The first three reads of the preferences (one of the turn's first reads, in every deployment: a plugin's
+    // state) fail as a pool whose every connection is taken fails them.
     let failures = 3;
-    const busyPool: KyselyPlugin = {
-      transformQuery: ({ node }) => {
-        if (failures > 0 && readsPreferences(node)) {
-          failures--;
-          throw new Error('timeout exceeded when trying to connect');
-        }
-        return node;
-      },
-      transformResult: ({ result }) => Promise.resolve(result),
-    };
     await using db = await openTestDb();
-    await using app = await startOracleApp({ db: { ...db, kysely: db.kysely.withPlugin(busyPool) } });
+    const busyPool: Db['prepared'] = (name, text, values) => {
+      if (failures > 0 && name === 'oracle-user-preferences') {
+        failures--;
+        return Promise.reject(new Error('timeout exceeded when trying to connect'));
+      }
+      return db.prepared(name, text, values);
+    };
+    await using app = await startOracleApp({ db: { ...db, prepared: busyPool } });
     const api = oracleApi(app.url, await newUser(app.oracleDid));
     const session = await api.createSession();
     const turn = await api.stream(session.sessionId, { message: 'hello' });

@@ -163,7 +163,7 @@ describe('the user-preferences plugin (spec part D)', () => {
   });
 
   it('loses no field to concurrent updates; null clears a field', async () => {
-    const store = new PreferencesStore(db.kysely, app.oracleDid);
+    const store = new PreferencesStore(db, app.oracleDid);
     const room = roomKey('did:key:z6MkConcurrent', undefined);
     const updates = [
       { tone: 'warm' },
@@ -184,7 +184,7 @@ describe('the user-preferences plugin (spec part D)', () => {
   });
 
   it('adds customInstructions to the earlier ones and replaces every other field; null removes the stored key', async () => {
-    const store = new PreferencesStore(db.kysely, app.oracleDid);
+    const store = new PreferencesStore(db, app.oracleDid);
     const room = roomKey('did:key:z6MkMerging', undefined);
     await store.update(room, { tone: 'calm', length: 'short', customInstructions: 'No emojis.' });
     const second = await store.update(room, { tone: 'terse', customInstructions: 'Be brief' });
@@ -204,7 +204,7 @@ describe('the user-preferences plugin (spec part D)', () => {
   });
 
   it('reads a stored record without the fields that no longer validate', async () => {
-    const store = new PreferencesStore(db.kysely, app.oracleDid);
+    const store = new PreferencesStore(db, app.oracleDid);
     const room = roomKey('did:key:z6MkStale', undefined);
     await db.kysely
       .insertInto('user_preferences')

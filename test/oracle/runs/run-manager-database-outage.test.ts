@@ -74,7 +74,7 @@ function manager(
   return new RunManager({
     runs,
     messages: new MessageStore(db.kysely),
-    sessions: new SessionStore(db.kysely, ORACLE),
+    sessions: new SessionStore(db, ORACLE),
     log,
     bus: createLocalControlBus(),
     execute,
@@ -87,7 +87,7 @@ function manager(
 }
 
 async function startTurn(m: RunManager): Promise<{ runId: string; sessionId: string; requestId: string }> {
-  const session = await new SessionStore(db.kysely, ORACLE).create(USER, {});
+  const session = await new SessionStore(db, ORACLE).create(USER, {});
   const requestId = `req-${session.session_id}`;
   const { runId } = await m.startRun({
     sessionId: session.session_id,
@@ -107,7 +107,7 @@ async function follow(m: RunManager, runId: string, after = 0): Promise<RunEvent
 
 describe('the database down while a run works', () => {
   it('a tool call while the database is down is not an unhandled rejection (its checkpoint fails)', async () => {
-    const runs = new OutageRunStore(db.kysely);
+    const runs = new OutageRunStore(db);
     const m = manager(runs, async ({ emit, row }) => {
       runs.failCheckpoints = true;
       emit('tool_call', {
@@ -141,7 +141,7 @@ describe('the database down while a run works', () => {
   });
 
   it('a run whose end cannot be recorded while the database is down records it once it is back, then says done', async () => {
-    const runs = new OutageRunStore(db.kysely);
+    const runs = new OutageRunStore(db);
     const m = manager(runs, ({ emit }) => {
       emit('message', { content: 'the answer', timestamp: new Date().toISOString() });
       // Down for four attempts (about a second) when the run ends.
@@ -166,7 +166,7 @@ describe('the database down while a run works', () => {
 
 describe('a burst: no database connection for a moment when a turn starts', () => {
   it('a run whose question cannot be stored at once is stored a moment later and runs (not failed)', async () => {
-    const runs = new OutageRunStore(db.kysely);
+    const runs = new OutageRunStore(db);
     runs.failCreates = 3;
     const m = manager(runs, ({ emit }) => {
       emit('message', { content: 'answered', timestamp: new Date().toISOString() });
@@ -207,7 +207,7 @@ describe('a follower that missed live events', () => {
           listener(r);
         }),
     };
-    const runs = new RunStore(db.kysely);
+    const runs = new RunStore(db);
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const m = manager(

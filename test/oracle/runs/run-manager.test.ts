@@ -82,7 +82,7 @@ interface Harness {
 }
 
 function harness(execute: RunExecutor, options: Partial<RunManagerOptions> = {}): Harness {
-  const runs = (options.runs as ScriptedRunStore | undefined) ?? new ScriptedRunStore(db.kysely);
+  const runs = (options.runs as ScriptedRunStore | undefined) ?? new ScriptedRunStore(db);
   const log = options.log ?? createMemoryRunEventLog({ maxAgeSeconds: 60 });
   const bus = options.bus ?? createLocalControlBus();
   const logs: Harness['logs'] = [];
@@ -90,7 +90,7 @@ function harness(execute: RunExecutor, options: Partial<RunManagerOptions> = {})
   const m = new RunManager({
     runs,
     messages: new MessageStore(db.kysely),
-    sessions: new SessionStore(db.kysely, ORACLE),
+    sessions: new SessionStore(db, ORACLE),
     log,
     bus,
     execute,
@@ -105,7 +105,7 @@ function harness(execute: RunExecutor, options: Partial<RunManagerOptions> = {})
 }
 
 async function newSession(): Promise<string> {
-  return (await new SessionStore(db.kysely, ORACLE).create(USER, {})).session_id;
+  return (await new SessionStore(db, ORACLE).create(USER, {})).session_id;
 }
 
 async function startTurn(
@@ -165,7 +165,7 @@ async function answerOf(sessionId: string, requestId: string) {
  * record), and a session's runs in flight are found in the database: an abort or a delete sent sooner finds none.
  */
 async function recorded(...runIds: string[]): Promise<void> {
-  const store = new RunStore(db.kysely);
+  const store = new RunStore(db);
   for (const runId of runIds) {
     const row = await until(
       () => store.get(runId),
@@ -511,7 +511,7 @@ describe('database errors when a turn starts', () => {
     const question = ` first \n\t line  ${'x'.repeat(100)}`;
     const { runId, sessionId } = await startTurn(m, question);
     await follow(m, runId);
-    const row = await new SessionStore(db.kysely, ORACLE).get(USER, sessionId);
+    const row = await new SessionStore(db, ORACLE).get(USER, sessionId);
     expect(row?.title).toBe(`first line ${'x'.repeat(69)}`);
     await m.close();
   });
@@ -671,7 +671,7 @@ describe('a shared log that stores events a moment later', () => {
         emit('message', say('slowly stored'));
         return Promise.resolve({ status: 'finished', text: 'slowly stored', reasoning: '', toolCalls: [] });
       },
-      { log, runs: new Watched(db.kysely) },
+      { log, runs: new Watched(db) },
     );
     const { runId } = await startTurn(m);
     await until(
@@ -720,7 +720,7 @@ describe('a run another instance ended while this one executed it', () => {
     const { m, runs, logs } = harness(async ({ row, emit }) => {
       emit('message', say('the whole '));
       emit('message', say('answer'));
-      await new RunStore(db.kysely).endWithAnswer(
+      await new RunStore(db).endWithAnswer(
         row.run_id,
         { status: 'interrupted', partialText: 'the whole ', lastEventId: 1_000_001 },
         {

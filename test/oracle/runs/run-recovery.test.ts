@@ -56,7 +56,7 @@ describe('checkpoints of a run in flight', () => {
     const user = await newUser(app.oracleDid);
     const api = oracleApi(app.url, user);
     const session = await api.createSession();
-    const runs = new RunStore(db.kysely);
+    const runs = new RunStore(db);
     let saved: { runId: string; text: string; lastId: number } | undefined;
     const first = await api.stream(session.sessionId, { message: 'write a long story' }, (_e, all) => {
       if (all.length === 1) {

@@ -68,8 +68,8 @@ async function holdRow(db: Kysely<Database>, runId: string): Promise<{ release: 
 describe('RunStore', () => {
   it('checkpoints many runs in one call: each its own text, last id and tools flag, only the owner’s', async () => {
     await using db = await openTestDb();
-    const session = await new SessionStore(db.kysely, 'did:key:oracle').create('did:key:user', {});
-    const runs = new RunStore(db.kysely);
+    const session = await new SessionStore(db, 'did:key:oracle').create('did:key:user', {});
+    const runs = new RunStore(db);
     const start = async (owner: string): Promise<string> => {
       const runId = `run_${randomUUID()}`;
       await startRun(runs, { runId, sessionId: session.session_id, owner });
@@ -99,8 +99,8 @@ describe('RunStore', () => {
 
   it('starting a run again after a lost answer (its first try was stored) answers that run, not a duplicate key; taken over, it refuses', async () => {
     await using db = await openTestDb();
-    const session = await new SessionStore(db.kysely, 'did:key:oracle').create('did:key:user', {});
-    const runs = new RunStore(db.kysely);
+    const session = await new SessionStore(db, 'did:key:oracle').create('did:key:user', {});
+    const runs = new RunStore(db);
     const run = {
       runId: `run_${randomUUID()}`,
       sessionId: session.session_id,
@@ -132,9 +132,9 @@ describe('RunStore', () => {
 
   it('reads the thread with the start of a run when asked: what a read after it answers, in one statement', async () => {
     await using db = await openTestDb();
-    const session = await new SessionStore(db.kysely, 'did:key:oracle').create('did:key:user', {});
+    const session = await new SessionStore(db, 'did:key:oracle').create('did:key:user', {});
     const sessionId = session.session_id;
-    const runs = new RunStore(db.kysely);
+    const runs = new RunStore(db);
     const messages = new MessageStore(db.kysely);
     const start = (n: number, threadWindow?: number, attachment?: Record<string, unknown>) =>
       startRun(runs, {
@@ -178,9 +178,9 @@ describe('RunStore', () => {
 
   it('reads a session for a turn with its runs in flight in one statement: the rows a read of them answers', async () => {
     await using db = await openTestDb();
-    const sessions = new SessionStore(db.kysely, 'did:key:oracle');
+    const sessions = new SessionStore(db, 'did:key:oracle');
     const sessionId = (await sessions.create('did:key:user', {})).session_id;
-    const runs = new RunStore(db.kysely);
+    const runs = new RunStore(db);
     expect(await sessions.ownedForTurn('did:key:user', sessionId)).toMatchObject({
       session: { session_id: sessionId, user_did: 'did:key:user', room_id: null },
       runsInFlight: [],
@@ -207,7 +207,7 @@ describe('RunStore', () => {
     expect(await sessions.ownedForTurn('did:key:someone-else', sessionId)).toBeUndefined();
     expect(await sessions.ownedForTurn('did:key:user', 'no-such-session')).toBeUndefined();
     // An exclusive database: the session, and no runs read (the instance executes them all).
-    const exclusive = new SessionStore(db.kysely, 'did:key:oracle', { exclusive: true });
+    const exclusive = new SessionStore(db, 'did:key:oracle', { exclusive: true });
     const fromExclusive = await exclusive.ownedForTurn('did:key:user', sessionId);
     expect(fromExclusive?.session).toMatchObject({
       session_id: sessionId,
@@ -219,9 +219,9 @@ describe('RunStore', () => {
 
   it('keeps the thread cache of an exclusive message store in step with the questions and answers it writes', async () => {
     await using db = await openTestDb();
-    const session = await new SessionStore(db.kysely, 'did:key:oracle').create('did:key:user', {});
+    const session = await new SessionStore(db, 'did:key:oracle').create('did:key:user', {});
     const messages = new MessageStore(db.kysely, { exclusive: true });
-    const runs = new RunStore(db.kysely, messages);
+    const runs = new RunStore(db, messages);
     const sessionId = session.session_id;
     expect(await messages.recent(sessionId, 51)).toEqual([]);
     const runId = `run_${randomUUID()}`;
@@ -254,8 +254,8 @@ describe('RunStore', () => {
 
   it('ends a run once: a second ending (another instance) stores no answer and changes nothing', async () => {
     await using db = await openTestDb();
-    const session = await new SessionStore(db.kysely, 'did:key:oracle').create('did:key:user', {});
-    const runs = new RunStore(db.kysely);
+    const session = await new SessionStore(db, 'did:key:oracle').create('did:key:user', {});
+    const runs = new RunStore(db);
     const sessionId = session.session_id;
     const runId = `run_${randomUUID()}`;
     await startRun(runs, { runId, sessionId, requestId: 'req-1', questionId: 'q-1' });
@@ -322,8 +322,8 @@ describe('RunStore', () => {
     'renewals, checkpoints and letting go lock several runs in the order of their ids',
     async () => {
       await using db = await openTestDb();
-      const session = await new SessionStore(db.kysely, 'did:key:oracle').create('did:key:user', {});
-      const runs = new RunStore(db.kysely);
+      const session = await new SessionStore(db, 'did:key:oracle').create('did:key:user', {});
+      const runs = new RunStore(db);
       // Stored in the reverse of their ids' order: a scan in storage order meets run_b first.
       for (const runId of ['run_b', 'run_a']) await startRun(runs, { runId, sessionId: session.session_id });
       const writes: [string, () => Promise<void>][] = [
@@ -377,8 +377,8 @@ describe('RunStore', () => {
     'claims orphans without waiting on a run whose row another writer holds',
     async () => {
       await using db = await openTestDb();
-      const session = await new SessionStore(db.kysely, 'did:key:oracle').create('did:key:user', {});
-      const runs = new RunStore(db.kysely);
+      const session = await new SessionStore(db, 'did:key:oracle').create('did:key:user', {});
+      const runs = new RunStore(db);
       const orphan = async (runId: string): Promise<void> => {
         await startRun(runs, { runId, sessionId: session.session_id, owner: 'a-paused-instance' });
         await db.kysely

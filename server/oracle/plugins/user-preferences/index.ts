@@ -81,7 +81,7 @@ export function userPreferencesPlugin(): OraclePlugin {
   return definePlugin({
     manifest: userPreferencesManifest,
     setup: (ctx) => {
-      store = new PreferencesStore(ctx.db.kysely, ctx.identity.did, ctx.logger, {
+      store = new PreferencesStore(ctx.db, ctx.identity.did, ctx.logger, {
         exclusive: ctx.db.kind === 'pglite',
       });
       rooms = new RoomStore(ctx.db.kysely, ctx.identity.did);

@@ -1,10 +1,12 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import {
   CUSTOM_INSTRUCTIONS_MAX,
   UserPreferences,
   type SetUserPreferencesArgs,
 } from '../../../../contracts/preferences.js';
-import type { Database } from '../../../db/schema.js';
+import type { Db } from '../../../db/index.js';
+import { preparedQuery, type PreparedQuery } from '../../../db/prepared-query.js';
+import type { Database, UserPreferencesTable } from '../../../db/schema.js';
 import type { Logger } from '../../../logger.js';
 
 /** The room a record belongs to: a shared room the request names, else the (user, oracle) pair's own. */
@@ -58,6 +60,9 @@ export function mergeInstructions(
   return { merged, dropped };
 }
 
+/** A room's record as a turn reads it. */
+type PreferencesRow = Pick<Selectable<UserPreferencesTable>, 'preferences' | 'updated_at'>;
+
 /** How many rooms' records an instance with an exclusive database keeps. */
 const REMEMBERED = 10_000;
 
@@ -72,12 +77,25 @@ export class PreferencesStore {
    * @param options.exclusive this process is the database's only user (embedded PGlite): records are kept
    *   in memory once read, so a turn does not query for them.
    */
+  private readonly db: Kysely<Database>;
+
+  /** A room's record, read on every turn: prepared (server/db/prepared-query.ts). */
+  readonly readRoom: PreparedQuery<{ oracleDid: string; room: string }, PreferencesRow>;
+
   constructor(
-    private readonly db: Kysely<Database>,
+    db: Db,
     private readonly oracleDid: string,
     private readonly logger?: Logger,
     options: { exclusive?: boolean } = {},
   ) {
+    this.db = db.kysely;
+    this.readRoom = preparedQuery(db, 'oracle-user-preferences', (v: { oracleDid: string; room: string }) =>
+      db.kysely
+        .selectFrom('user_preferences')
+        .select(['preferences', 'updated_at'])
+        .where('oracle_did', '=', v.oracleDid)
+        .where('room_key', '=', v.room),
+    );
     this.known = options.exclusive ? new Map() : undefined;
   }
 
@@ -95,12 +113,7 @@ export class PreferencesStore {
     const read = { stale: false };
     if (keep) this.reading.set(room, read);
     try {
-      const row = await this.db
-        .selectFrom('user_preferences')
-        .select(['preferences', 'updated_at'])
-        .where('oracle_did', '=', this.oracleDid)
-        .where('room_key', '=', room)
-        .executeTakeFirst();
+      const [row] = await this.readRoom({ oracleDid: this.oracleDid, room });
       const record = row ? toRecord(row.preferences, row.updated_at) : null;
       if (keep && !read.stale) this.remember(room, record);
       return record;
