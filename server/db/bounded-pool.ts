@@ -38,11 +38,13 @@ function tagTimeout(err: unknown): unknown {
   return err;
 }
 
-/** How busy a pool is: connections handed out, its size, callers waiting for one. */
+/** How busy a pool is: connections handed out, its size, callers waiting for one and for how long. */
 export interface PoolLoad {
   inUse: number;
   max: number;
   waiting: number;
+  /** How long the caller waiting longest has waited, in ms (0: nobody waits). */
+  oldestWaitMs: number;
 }
 
 /** A pg pool whose every wait is bounded. */
@@ -91,6 +93,11 @@ export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): Bo
   });
   const connect = pool.connect.bind(pool);
   /**
+   * The callers waiting for a connection, oldest first, with when each began (pg-pool serves them in order). A
+   * caller that gave up stays until pg-pool hands its connection out (its place in the queue is still taken).
+   */
+  const waits: { since: number; over: boolean }[] = [];
+  /**
    * A connection within `acquireTimeoutMs`. An idle one is handed out at once (when nobody waits: pg-pool
    * serves its queue in order, so a caller behind waiters would wait unbounded by this timer); otherwise the
    * wait (for a busy one, or for a new one being opened) is bounded here, and a connection that arrives after
@@ -98,7 +105,14 @@ export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): Bo
    */
   const acquire = (): Promise<pg.PoolClient> => {
     if (pool.idleCount > 0 && pool.waitingCount === 0) return connect();
+    const wait = { since: performance.now(), over: false };
+    waits.push(wait);
     const pending = connect();
+    const over = (): void => {
+      wait.over = true;
+      while (waits[0]?.over) waits.shift();
+    };
+    pending.then(over, over);
     return withTimeout(pending, bounds.acquireTimeoutMs, 'database connection').catch((err: unknown) => {
       if (!(err instanceof StoreTimeoutError)) throw err;
       pending.then(
@@ -158,7 +172,12 @@ export function createBoundedPool(config: pg.PoolConfig, bounds: PoolBounds): Bo
 
   return {
     pool,
-    load: () => ({ inUse, max: pool.options.max, waiting: pool.waitingCount }),
+    load: () => ({
+      inUse,
+      max: pool.options.max,
+      waiting: pool.waitingCount,
+      oldestWaitMs: waits[0] ? performance.now() - waits[0].since : 0,
+    }),
     async ping(timeoutMs) {
       let gaveUp = false;
       let own: pg.Client | undefined;

@@ -61,8 +61,11 @@ const schema = z.object({
   ORACLE_TURNS_PER_MINUTE: int(0, 100_000, 20).describe(
     'Turns one user may start per minute; one more answers 429 `too_many_turns` (`0`: no limit).',
   ),
-  ORACLE_ADMIT_MAX_DB_WAITING: int(0, 100_000, 100).describe(
-    'Admission: while more callers than this wait for a database connection, a new turn answers 503 `unavailable` with `Retry-After` before it reads or writes anything (`0`: no check). See docs/operating.md "Sizing".',
+  ORACLE_ADMIT_MAX_DB_WAIT_MS: int(0, 60_000, 250).describe(
+    'Admission: while a caller has waited longer than this (ms) for a database connection, a new turn answers 503 `unavailable` with `Retry-After` before it reads or writes anything (`0`: no check). A burst of turns that the pool serves in time is admitted whole. See docs/operating.md "Sizing".',
+  ),
+  ORACLE_ADMIT_MAX_DB_WAITING: int(0, 100_000, 1000).describe(
+    'Admission: while more callers than this wait for a database connection, a new turn answers 503 `unavailable` (`0`: no check): a bound on the queue for a burst that arrives at once, before any caller has waited long.',
   ),
   ORACLE_ADMIT_MAX_UNSTORED_EVENTS: int(0, 100_000_000, 200_000).describe(
     'Admission: while more run events than this wait in memory for Redis (an outage, a slow Redis), a new turn answers 503 `unavailable` (`0`: no check).',

@@ -192,6 +192,7 @@ export async function createOracleApp(options: OracleAppOptions): Promise<Oracle
     { pool: () => options.db.load(), unstoredEvents: () => log.unstored(), loopDelayMs: loopDelay.delayMs },
     {
       maxDbWaiting: config.ORACLE_ADMIT_MAX_DB_WAITING,
+      maxDbWaitMs: config.ORACLE_ADMIT_MAX_DB_WAIT_MS,
       maxUnstoredEvents: config.ORACLE_ADMIT_MAX_UNSTORED_EVENTS,
       maxLoopDelayMs: config.ORACLE_ADMIT_MAX_LOOP_DELAY_MS,
       retryAfterSeconds: config.ORACLE_RETRY_AFTER_S,

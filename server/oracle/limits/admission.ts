@@ -16,6 +16,8 @@ export interface LoadSources {
 export interface AdmissionBudgets {
   /** Callers waiting for a database connection. */
   maxDbWaiting: number;
+  /** How long the caller waiting longest for a database connection has waited, in ms. */
+  maxDbWaitMs: number;
   /** Events waiting for Redis in this process. */
   maxUnstoredEvents: number;
   /** Event-loop delay, in ms. */
@@ -41,9 +43,10 @@ export class Admission {
 
   /** Why a new turn would be refused now, or undefined when it is admitted. */
   overBudget(): string | undefined {
-    const { maxDbWaiting, maxUnstoredEvents, maxLoopDelayMs } = this.#budgets;
+    const { maxDbWaiting, maxDbWaitMs, maxUnstoredEvents, maxLoopDelayMs } = this.#budgets;
     const pool = this.#sources.pool();
     if (maxDbWaiting > 0 && pool && pool.waiting > maxDbWaiting) return 'database';
+    if (maxDbWaitMs > 0 && pool && pool.oldestWaitMs > maxDbWaitMs) return 'database';
     if (maxUnstoredEvents > 0 && this.#sources.unstoredEvents() > maxUnstoredEvents) return 'redis';
     if (maxLoopDelayMs > 0 && this.#sources.loopDelayMs() > maxLoopDelayMs) return 'event_loop';
     return undefined;

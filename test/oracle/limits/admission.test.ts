@@ -9,11 +9,19 @@ import { startOracleApp } from '../../helpers/oracle/oracle-app.js';
 // Admission before work (issue 40 item 3): over a budget, a new turn answers 503 `unavailable` with
 // Retry-After before it reads or writes anything; under it, turns go on as usual.
 
-const BUDGETS = { maxDbWaiting: 5, maxUnstoredEvents: 100, maxLoopDelayMs: 200, retryAfterSeconds: 3 };
+const BUDGETS = {
+  maxDbWaiting: 5,
+  maxDbWaitMs: 250,
+  maxUnstoredEvents: 100,
+  maxLoopDelayMs: 200,
+  retryAfterSeconds: 3,
+};
 
-function sources(over: Partial<{ waiting: number; unstored: number; delay: number }> = {}): LoadSources {
+function sources(
+  over: Partial<{ waiting: number; waited: number; unstored: number; delay: number }> = {},
+): LoadSources {
   return {
-    pool: () => ({ inUse: 10, max: 10, waiting: over.waiting ?? 0 }),
+    pool: () => ({ inUse: 10, max: 10, waiting: over.waiting ?? 0, oldestWaitMs: over.waited ?? 0 }),
     unstoredEvents: () => over.unstored ?? 0,
     loopDelayMs: () => over.delay ?? 0,
   };
@@ -21,17 +29,19 @@ function sources(over: Partial<{ waiting: number; unstored: number; delay: numbe
 
 describe('Admission', () => {
   it('admits at its budgets and refuses one past each, naming which', () => {
-    expect(new Admission(sources({ waiting: 5, unstored: 100, delay: 200 }), BUDGETS).overBudget()).toBe(
-      undefined,
-    );
+    const at = { waiting: 5, waited: 250, unstored: 100, delay: 200 };
+    expect(new Admission(sources(at), BUDGETS).overBudget()).toBe(undefined);
     expect(new Admission(sources({ waiting: 6 }), BUDGETS).overBudget()).toBe('database');
+    // A caller that has waited too long for a connection, however few wait.
+    expect(new Admission(sources({ waiting: 1, waited: 251 }), BUDGETS).overBudget()).toBe('database');
     expect(new Admission(sources({ unstored: 101 }), BUDGETS).overBudget()).toBe('redis');
     expect(new Admission(sources({ delay: 201 }), BUDGETS).overBudget()).toBe('event_loop');
   });
 
   it('a budget of 0 is no check; no pool (PGlite) is never over', () => {
-    const off = { ...BUDGETS, maxDbWaiting: 0, maxUnstoredEvents: 0, maxLoopDelayMs: 0 };
-    expect(new Admission(sources({ waiting: 1e6, unstored: 1e9, delay: 1e5 }), off).overBudget()).toBe(
+    const off = { ...BUDGETS, maxDbWaiting: 0, maxDbWaitMs: 0, maxUnstoredEvents: 0, maxLoopDelayMs: 0 };
+    const far = { waiting: 1e6, waited: 1e6, unstored: 1e9, delay: 1e5 };
+    expect(new Admission(sources(far), off).overBudget()).toBe(
       undefined,
     );
     expect(new Admission({ ...sources(), pool: () => undefined }, BUDGETS).overBudget()).toBe(undefined);
@@ -67,10 +77,14 @@ describe('Admission', () => {
 });
 
 describe.runIf(TEST_DATABASE_URL)('a turn while the database pool is saturated', () => {
-  it('answers 503 unavailable with Retry-After before reading or writing anything; the next turn runs', async () => {
-    await using app = await startOracleApp({
-      env: { ORACLE_ADMIT_MAX_DB_WAITING: '1', ORACLE_RETRY_AFTER_S: '4' },
-    });
+  it.each([
+    ['more callers wait than ORACLE_ADMIT_MAX_DB_WAITING', { ORACLE_ADMIT_MAX_DB_WAITING: '1' }],
+    [
+      'a caller has waited longer than ORACLE_ADMIT_MAX_DB_WAIT_MS',
+      { ORACLE_ADMIT_MAX_DB_WAITING: '0', ORACLE_ADMIT_MAX_DB_WAIT_MS: '100' },
+    ],
+  ])('%s: answers 503 unavailable with Retry-After before reading or writing anything; the next turn runs', async (_, budget) => {
+    await using app = await startOracleApp({ env: { ...budget, ORACLE_RETRY_AFTER_S: '4' } });
     const api = oracleApi(app.url, await newUser(app.oracleDid));
     const session = await api.createSession();
     const db = app.ctx.db;
@@ -80,6 +94,7 @@ describe.runIf(TEST_DATABASE_URL)('a turn while the database pool is saturated',
       sql`select pg_sleep(1)`.execute(db.kysely).catch(() => undefined),
     );
     await expect.poll(() => db.load()?.waiting ?? 0).toBeGreaterThan(1);
+    await expect.poll(() => db.load()?.oldestWaitMs ?? 0).toBeGreaterThan(100);
     const refused = await api.call('POST', `/messages/${session.sessionId}`, { message: 'hello' });
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('4');
