@@ -193,17 +193,21 @@ export class RunManager {
       await new Promise((resolve) => setImmediate(resolve));
       let outcome: TurnOutcome;
       try {
-        const history = await recorded;
-        outcome = await this.#options.execute({
+        // The turn's first reads go on while its start is recorded; the executor waits for that before the model
+        // starts (`history`). A start that is not recorded fails the turn, whatever the executor does.
+        const executing = this.#options.execute({
           row: run.row,
           session,
-          history,
+          history: recorded,
           request,
           continueFrom,
           resumeAt,
           emit: (event, data) => run.emit(event, data),
           signal: run.controller.signal,
         });
+        executing.catch(() => undefined);
+        await recorded;
+        outcome = await executing;
       } catch (err) {
         this.#options.logger.error({ err, runId: run.row.run_id }, 'runs: the turn failed to run');
         const failed = 'The turn failed.';

@@ -32,8 +32,12 @@ export type RunExecutor = (run: {
   row: RunRow;
   /** The run's session, when the request that started it had it at hand (else the executor reads it). */
   session: SessionRef | undefined;
-  /** The session's thread before this turn's question, when recording the run read it (else the executor reads it). */
-  history?: MessageDto[] | undefined;
+  /**
+   * The session's thread before this turn's question, as recording the run reads it: the turn's other first
+   * reads go on meanwhile. Absent, or resolving to undefined, the executor reads the thread itself; rejecting
+   * (the run could not be recorded), the turn fails.
+   */
+  history?: Promise<MessageDto[] | undefined> | undefined;
   request: TurnRequest;
   continueFrom: string | undefined;
   /** Taking the run over at a call that waits (or waited) for its user's approval: the turn resumes there. */

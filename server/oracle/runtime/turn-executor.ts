@@ -56,15 +56,22 @@ export function createTurnExecutor(deps: TurnExecutorDeps): RunExecutor {
   }) => {
     const model = models.get(request.model ?? models.default) ?? models.get(models.default);
     if (!model) throw new Error('no model is configured');
-    // What the turn reads before the model starts: the session, the thread, and the state the plugins fill
-    // (the prompt compiled below already follows it). The run's first event is out: a busy pool (every
-    // connection taken, the acquire timed out) or a database away a moment is waited out, not a failed turn.
-    const { history, turn, state } = await retryStore(
-      async () => {
-        const [session, history] = await Promise.all([
-          known ?? sessions.owned(row.user_did, row.session_id),
-          knownHistory ?? messages.recent(row.session_id, THREAD_WINDOW),
-        ]);
+    // What the turn reads before the model starts: the session, the state the plugins fill (the prompt compiled
+    // below already follows it) and the thread, which recording the run reads (these reads go on meanwhile).
+    // The run's first event is out: a busy pool (every connection taken, the acquire timed out) or a database
+    // away a moment is waited out, not a failed turn.
+    const retried = <T>(read: () => Promise<T>): Promise<T> =>
+      retryStore(read, {
+        everyMs: TURN_READ_RETRY_EVERY_MS,
+        forMs: RECORD_RETRY_MS,
+        retryOn: (err) => !isPermanent(err),
+        stopped: () => signal.aborted,
+      });
+    const thread = (async () =>
+      (await knownHistory) ?? retried(() => messages.recent(row.session_id, THREAD_WINDOW)))();
+    const [{ turn, state }, history] = await Promise.all([
+      retried(async () => {
+        const session = known ?? (await sessions.owned(row.user_did, row.session_id));
         const sharedRoomId = roomOf(request.metadata) ?? session?.room_id ?? undefined;
         const turn: TurnContext = {
           userDid: row.user_did,
@@ -75,15 +82,10 @@ export function createTurnExecutor(deps: TurnExecutorDeps): RunExecutor {
         };
         const state: Record<string, unknown> = {};
         for (const { plugin } of enabled) await plugin.enrichState?.(state, turn, pluginContext);
-        return { history, turn, state };
-      },
-      {
-        everyMs: TURN_READ_RETRY_EVERY_MS,
-        forMs: RECORD_RETRY_MS,
-        retryOn: (err) => !isPermanent(err),
-        stopped: () => signal.aborted,
-      },
-    );
+        return { turn, state };
+      }),
+      thread,
+    ]);
     const { roomId, sharedRoomId } = turn;
     const sections: PromptSection[] = [capabilitiesSection(enabled)];
     for (const { plugin } of enabled) {
