@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { scriptCommand } from '../../redis-script.js';
 import { withTimeout } from '../../with-timeout.js';
 import type { OutageNotice } from '../../stores/outage-notice.js';
 
@@ -71,28 +72,14 @@ redis.call('PEXPIREAT', KEYS[1], ARGV[2])
 return 1
 `;
 
-/** The client command {@link TAKE} is defined as (sent as EVALSHA once each connection has loaded it). */
-const TAKE_COMMAND = 'takeRunSlot';
-
-/** The {@link TAKE} command. */
-type TakeCommand = (
-  key: string,
-  expired: number,
-  expires: number,
-  limit: number,
-  sessionId: string,
-  member: string,
-) => Promise<unknown>;
-
 /** Slots in Redis, shared by every instance. Each command gives up after 1 s (Redis unreachable). */
 export function createRedisRunSlots(redis: Redis, prefix: string, now: () => number = Date.now): RunSlots {
-  if (!(TAKE_COMMAND in redis)) redis.defineCommand(TAKE_COMMAND, { numberOfKeys: 1, lua: TAKE });
-  const takeSlot = (redis as unknown as Record<typeof TAKE_COMMAND, TakeCommand>)[TAKE_COMMAND].bind(redis);
+  const takeSlot = scriptCommand<[string, number, number, number, string, string]>(redis, 'takeRunSlot', TAKE, 1);
   return {
     async take(user, slot, limit, ttlMs) {
       const at = now();
       const taken = await withTimeout(
-        takeSlot(`${prefix}${user}`, at, at + ttlMs, limit, slot.sessionId, member(slot)),
+        takeSlot(redis, `${prefix}${user}`, at, at + ttlMs, limit, slot.sessionId, member(slot)),
         1000,
         'redis run slots',
       );

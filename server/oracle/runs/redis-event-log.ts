@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../logger.js';
+import { scriptCommand } from '../../redis-script.js';
 import { duplicateSubscriber } from '../../redis-subscriber.js';
 import { redisOutage } from '../../stores/outage-notice.js';
 import type { RunEventLog, RunEventRecord } from './event-log.js';
@@ -66,18 +67,6 @@ redis.call('PUBLISH', ARGV[1], ARGV[3] .. table.concat(ARGV, ',', 4) .. ']}')
 return n
 `;
 
-/** The client command {@link APPEND} is defined as (sent as EVALSHA once each connection has loaded it). */
-const APPEND_COMMAND = 'appendRunEvents';
-
-/** The {@link APPEND} command, as a pipeline has it. */
-type AppendCommand = (
-  listKey: string,
-  channel: string,
-  expireSeconds: number,
-  messageStart: string,
-  ...events: string[]
-) => unknown;
-
 /** A message on a run's channel: the events of one write, tagged with the instance that wrote them. */
 interface ChannelMessage {
   from?: unknown;
@@ -116,7 +105,12 @@ export function createRedisRunEventLog(options: {
   /** Tags this instance's messages, so its own subscriber skips them unread (local listeners heard them). */
   const origin = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
   const ownMessage = `{"from":"${origin}"`;
-  if (!(APPEND_COMMAND in redis)) redis.defineCommand(APPEND_COMMAND, { numberOfKeys: 1, lua: APPEND });
+  const appendEvents = scriptCommand<[string, string, number, string, ...string[]]>(
+    redis,
+    'appendRunEvents',
+    APPEND,
+    1,
+  );
   const listeners = new Map<string, Set<(record: RunEventRecord) => void>>();
   const written = new Map<string, WrittenRun>();
   /** Runs with events to write at the next flush. */
@@ -229,8 +223,7 @@ export function createRedisRunEventLog(options: {
       const count = run.pending.length;
       const json = run.pending.slice();
       const expire = run.stored === 0 || now - run.expiredAt >= refreshTtlMs;
-      const append = (pipeline as unknown as Record<typeof APPEND_COMMAND, AppendCommand>)[APPEND_COMMAND];
-      append.call(
+      void appendEvents(
         pipeline,
         listKey(run.runId),
         channel(run.runId),
