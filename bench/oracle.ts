@@ -168,6 +168,8 @@ async function runOracle(): Promise<void> {
     REDIS_URL: process.env['BENCH_REDIS_URL'] ?? '',
     // The pool of the oracle's PostgreSQL (BENCH_DATABASE_URL): DB_POOL_SIZE as the server reads it.
     DB_POOL_SIZE: process.env['DB_POOL_SIZE'] ?? '10',
+    // A heap snapshot stops the event loop for a second or more: admission would refuse the turns opened next.
+    ...(process.env['BENCH_HEAP_SNAPSHOT_DIR'] ? { ORACLE_ADMIT_MAX_LOOP_DELAY_MS: '0' } : {}),
     // The approvals oracle only: a server tool that waits for its user (the others' turns stay as they were).
     ...(process.argv.includes('--approvals')
       ? { ORACLE_FEATURES: 'memory', ORACLE_TOOLS_NEED_APPROVAL: APPROVAL_TOOL }

@@ -26,9 +26,13 @@ export interface HttpConnections {
 /** Tracks the connections of `http` from now on (one map entry each, removed when the connection closes). */
 export function trackConnections(http: Server): HttpConnections {
   const acceptedAt = new Map<Socket, number>();
+  // One listener for every connection (a socket closes once): no closure and no `once` wrapper per connection.
+  function forget(this: Socket): void {
+    acceptedAt.delete(this);
+  }
   http.on('connection', (socket: Socket) => {
     acceptedAt.set(socket, Date.now());
-    socket.once('close', () => acceptedAt.delete(socket));
+    socket.on('close', forget);
   });
   return { acceptedAt };
 }

@@ -19,6 +19,7 @@ import { productionWarnings, type Config, type PartName } from './config.js';
 import { migrateToLatest, openDb, pendingMigrations, type Db, type DbTarget } from './db/index.js';
 import { dbTargetFromConfig, describeDbTarget } from './db/target.js';
 import { drainHttp, trackConnections } from './http-drain.js';
+import { shapeForExpress } from './http/request-shape.js';
 import type { ServerLifecycle } from './lifecycle.js';
 import { redisOutage } from './stores/outage-notice.js';
 import { createLogger, type Logger } from './logger.js';
@@ -152,6 +153,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     const ready: { app?: RequestListener } = {};
     const waiting: [IncomingMessage, ServerResponse][] = [];
     const http = createServer((req, res) => {
+      shapeForExpress(req, res);
       if (ready.app) ready.app(req, res);
       else waiting.push([req, res]);
     });

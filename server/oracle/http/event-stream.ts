@@ -3,6 +3,8 @@ import { Stream } from 'node:stream';
 import type { Response } from 'express';
 import { encode, encodeComment } from 'eventsource-encoder';
 import type { RunEventRecord } from '../runs/event-log.js';
+import type { StopSignal } from '../runs/run-follower.js';
+import { AUTH_HEADERS } from '../../../contracts/oracle.js';
 
 /**
  * What the handler returns as the answer's body. ts-rest pipes a body that is a `Stream` into the response; the
@@ -22,10 +24,52 @@ const WRITTEN_DIRECTLY = new WrittenDirectly();
 export interface EventStream {
   /** The body to hand to ts-rest (a `Stream`, so it sends no body of its own; the frames go to `res`). */
   body: Stream;
-  /** Aborted when the client goes away or the stream ends. */
-  signal: AbortSignal;
+  /** Aborted when the client goes away or the stream ends (one listener: the stream's follower). */
+  signal: StopSignal;
   write: (record: RunEventRecord) => void;
   end: () => void;
+}
+
+/** The request headers an open stream no longer needs: the caller's tokens (authenticated already), ~600 bytes each. */
+const SPENT_HEADERS: ReadonlySet<string> = new Set([AUTH_HEADERS.invocation, AUTH_HEADERS.delegation]);
+
+/**
+ * Lets go of what the request of a stream kept open no longer needs: Express's `next` (its router's continuation,
+ * with the closures of every layer it passed: the handler has answered, nothing calls it) and the caller's tokens.
+ */
+function releaseRequest(req: Response['req']): void {
+  (req as { next?: unknown }).next = undefined;
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2)
+    if (SPENT_HEADERS.has((raw[i] as string).toLowerCase())) raw[i + 1] = '';
+  const { headers } = req;
+  for (const name of SPENT_HEADERS) if (headers[name] !== undefined) headers[name] = '';
+}
+
+/**
+ * An open stream's end, as its follower hears it: what it reads of an AbortSignal, without an AbortSignal's cost
+ * (in Node 20 each one has a hidden class of its own and two maps, ~0.8 KB). It takes one listener.
+ */
+class StreamEnd implements StopSignal {
+  aborted = false;
+  #listener: (() => void) | undefined = undefined;
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    if (this.#listener && this.#listener !== listener) throw new Error('a stream end takes one listener');
+    this.#listener = listener;
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    if (this.#listener === listener) this.#listener = undefined;
+  }
+
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    const listener = this.#listener;
+    this.#listener = undefined;
+    listener?.();
+  }
 }
 
 /** The event streams open on each HTTP server, ended by {@link endEventStreams} when that server drains. */
@@ -71,19 +115,37 @@ function flushAll(): void {
   dirty.clear();
 }
 
+/** Node's symbol for a response's list of headers (found on first use; null: this Node has none). */
+let kOutHeaders: symbol | null | undefined;
+
+/**
+ * Lets go of the list of headers Node keeps after sending them (`getHeader` answers undefined from then on): a
+ * held stream's headers are in the response's `_header` already, and the list costs about 1 KB more.
+ */
+function dropSentHeaders(res: Response): void {
+  kOutHeaders ??= Object.getOwnPropertySymbols(res).find((s) => s.description === 'kOutHeaders') ?? null;
+  if (kOutHeaders && res.headersSent) (res as unknown as Record<symbol, unknown>)[kOutHeaders] = null;
+}
+
 function flush(stream: OpenStream): void {
   const { pending } = stream;
+  const first = stream.headersPending;
+  stream.headersPending = false;
   if (pending.length === 0) {
     // Nothing to say in the stream's first tick (a re-join waiting for the next event): headers alone.
-    if (stream.headersPending) stream.res.flushHeaders();
-    stream.headersPending = false;
+    if (first) {
+      stream.res.flushHeaders();
+      dropSentHeaders(stream.res);
+    }
     return;
   }
-  stream.headersPending = false;
   const chunk = pending.length === 1 ? (pending[0] as string) : pending.join('');
   stream.pending = [];
   // A response whose client went away takes no more frames (its 'close' ends the stream).
-  if (!stream.res.writableEnded && !stream.res.destroyed) stream.res.write(chunk);
+  if (!stream.res.writableEnded && !stream.res.destroyed) {
+    stream.res.write(chunk);
+    if (first) dropSentHeaders(stream.res);
+  }
 }
 
 function queue(stream: OpenStream, frame: string): void {
@@ -151,7 +213,7 @@ export function openEventStream(
   res.setHeader('x-accel-buffering', 'no');
   for (const [name, value] of Object.entries(options.headers ?? {})) res.setHeader(name, value);
 
-  const controller = new AbortController();
+  const ended = new StreamEnd();
   // The headers leave with the first frames (one write, not two), at the latest at the end of this tick.
   const stream: OpenStream = { res, headersPending: true, pending: [], heartbeatDue: 0 };
   dirty.add(stream);
@@ -162,16 +224,16 @@ export function openEventStream(
   const stopHeartbeat = startHeartbeat(stream, options.heartbeatMs);
   const server = serverOf(res);
   const end = (): void => {
-    if (controller.signal.aborted) return;
+    if (ended.aborted) return;
     if (server) openStreams.get(server)?.delete(drainEnd);
     stopHeartbeat();
     dirty.delete(stream);
     flush(stream);
-    controller.abort();
+    ended.abort();
     if (!res.writableEnded) res.end();
   };
   const drainEnd = (): void => {
-    if (controller.signal.aborted) return;
+    if (ended.aborted) return;
     stream.pending.push(encodeComment('draining'));
     end();
   };
@@ -181,11 +243,12 @@ export function openEventStream(
     streams.add(drainEnd);
   }
   res.once('close', end);
+  releaseRequest(res.req);
   return {
     body: WRITTEN_DIRECTLY,
-    signal: controller.signal,
+    signal: ended,
     write: (record) => {
-      if (controller.signal.aborted) return;
+      if (ended.aborted) return;
       queue(stream, encode({ id: record.id, event: record.event, data: JSON.stringify(record.data) }));
     },
     end,

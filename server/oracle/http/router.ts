@@ -221,12 +221,10 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
       const requestId = randomUUID();
       const slot = { sessionId: params.sessionId, requestId };
       await svc.limits.admit(userDid, slot);
-      let started = false;
       // A turn refused after it took its run slot gives the slot back once the refusal is sent; a started one
       // frees it when its run ends.
-      res.once('close', () => {
-        if (!started) void svc.limits.freeRun(userDid, slot);
-      });
+      const freeSlot = (): void => void svc.limits.freeRun(userDid, slot);
+      res.once('close', freeSlot);
       // A turn acts for the user: it needs their delegation, sent now or stored before (spec §5 C4).
       if (delegation) {
         await svc.delegations.put(delegation);
@@ -261,7 +259,8 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
         session,
         runsInFlight,
       });
-      started = true;
+      // Started: the run frees its slot when it ends (a stream held open keeps no listener for it).
+      res.off('close', freeSlot);
 
       if (body.stream) {
         const stream = openEventStream(res, {

@@ -10,6 +10,16 @@ const CATCH_UP_RETRY_MS = 250;
 const ENDING_WAIT_MS = 1000;
 
 /**
+ * What stops a follower: an AbortSignal, or anything with these members of one (an open stream's lighter end,
+ * event-stream.ts).
+ */
+export interface StopSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options: { once: true }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/**
  * Following a run's events, for a stream or a re-join (`GET /runs/:runId`): what it reads the events from, and
  * how it knows a run's `done` will come to the log it subscribed to.
  */
@@ -37,7 +47,7 @@ export async function followRun(
   runId: string,
   after: number,
   write: (record: RunEventRecord) => void,
-  signal: AbortSignal,
+  signal: StopSignal,
 ): Promise<void> {
   let last = after;
   let replaying = true;

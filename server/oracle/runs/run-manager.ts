@@ -10,7 +10,7 @@ import type { ApprovalRow } from '../store/approvals.js';
 import { ActiveRun, releaseAll, type RunOutlets, type StopReason } from './active-run.js';
 import { whenStopped, type ControlBus } from './control-bus.js';
 import type { RunEventLog, RunEventRecord } from './event-log.js';
-import { followRun, isFollowable, type FollowDeps } from './run-follower.js';
+import { followRun, isFollowable, type FollowDeps, type StopSignal } from './run-follower.js';
 import { endOrphan, RunRecovery, type LeaseOptions } from './run-recovery.js';
 import { RECORD_RETRY_MS, runRecordRetry } from './store-retry.js';
 import type { RunExecutor, TurnOutcome, TurnRequest } from './turn.js';
@@ -143,7 +143,7 @@ export class RunManager {
     runId: string,
     after: number,
     write: (record: RunEventRecord) => void,
-    signal: AbortSignal,
+    signal: StopSignal,
   ): Promise<void> {
     return followRun(this.#following, runId, after, write, signal);
   }

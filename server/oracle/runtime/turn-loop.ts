@@ -77,8 +77,8 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOut
     toolCalls: [],
   };
 
-  const browserTools = new Map((input.request.tools ?? []).map((t) => [t.name, t]));
-  const actions = new Map((input.request.agActions ?? []).map((a) => [a.name, a]));
+  const browserTools = byName(input.request.tools);
+  const actions = byName(input.request.agActions);
   const { byName: serverTools, described } = serverToolsOf(deps.serverTools);
   const modelTools: ModelTool[] =
     browserTools.size === 0 && actions.size === 0
@@ -346,6 +346,13 @@ function toolMessageText(stored: StoredToolCall): string {
   if (stored.status === 'denied') return `Error: ${deniedText(stored.name, stored.approval?.reason, true)}`;
   if (stored.status === 'error') return `Error: ${stored.error ?? 'failed'}`;
   return stored.output ?? '';
+}
+
+/** Read-only and empty: the browser tools or actions of a request that sends none (most send no actions). */
+const NONE: ReadonlyMap<string, never> = new Map<string, never>();
+
+function byName<T extends { name: string }>(specs: readonly T[] | undefined): ReadonlyMap<string, T> {
+  return specs?.length ? new Map(specs.map((s) => [s.name, s])) : NONE;
 }
 
 function fromSpec(spec: BrowserToolSpec): ModelTool {

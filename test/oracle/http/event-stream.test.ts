@@ -126,6 +126,25 @@ describe('openEventStream', () => {
     expect(client.text()).toBe(frame(1, 'last'));
   });
 
+  it("lets go of what the request no longer needs once the stream is open: the caller's tokens and Express's next", async () => {
+    const h = await harness();
+    const request = http.get({
+      host: '127.0.0.1',
+      port: h.port,
+      path: '/events',
+      agent: false,
+      headers: { authorization: 'Bearer secret-invocation', 'x-ucan-delegation': 'secret-delegation' },
+    });
+    await once(request, 'response');
+    const [{ res }] = h.streams as [Harness['streams'][number]];
+    const req = res.req;
+    expect(req.headers['authorization']).toBe('');
+    expect(req.headers['x-ucan-delegation']).toBe('');
+    expect(req.rawHeaders.join('\n')).not.toContain('secret');
+    expect((req as { next?: unknown }).next).toBeUndefined();
+    request.destroy();
+  });
+
   it('aborts its signal when the client goes away', async () => {
     const h = await harness();
     const client = await connect(h);
