@@ -51,6 +51,8 @@ export class ActiveRun {
   #nextId: number;
   /** The last write to a shared event log (its errors are logged where it is made). */
   #appends: Promise<void> = Promise.resolve();
+  /** Settles once the run's start is recorded or could not be (a checkpoint before it would find no row). */
+  #startRecorded: Promise<unknown> = Promise.resolve();
   readonly #out: RunOutlets;
 
   constructor(row: RunRow, partialText: string, out: RunOutlets) {
@@ -106,6 +108,7 @@ export class ActiveRun {
   async checkpoint(): Promise<void> {
     this.dirty = false;
     try {
+      await this.#startRecorded;
       await this.#out.runs.checkpoint(this.row.run_id, this.#out.instanceId, {
         partialText: this.partialText,
         lastEventId: this.lastId,
@@ -129,9 +132,9 @@ export class ActiveRun {
     threadWindow?: number,
   ): Promise<MessageDto[] | undefined> {
     const title = question.content.replace(/\s+/g, ' ').trim().slice(0, 80);
-    const { thread, ...stamps } = await retry(() =>
-      this.#out.runs.createWithQuestion(created, question, title, threadWindow),
-    );
+    const recorded = retry(() => this.#out.runs.createWithQuestion(created, question, title, threadWindow));
+    this.#startRecorded = recorded.catch(() => undefined);
+    const { thread, ...stamps } = await recorded;
     this.row = { ...this.row, ...stamps };
     return thread;
   }

@@ -30,10 +30,13 @@ class ScriptedRunStore extends RunStore {
   checkpoints = 0;
   checkpointManyErrors: Error[] = [];
   renewals = true;
+  /** How long recording a run's start takes (its turn's first reads and events may come first). */
+  createDelayMs = 0;
   override async createWithQuestion(
     ...args: Parameters<RunStore['createWithQuestion']>
   ): ReturnType<RunStore['createWithQuestion']> {
     this.creates++;
+    if (this.createDelayMs > 0) await sleep(this.createDelayMs);
     if (this.failCreatesForever !== undefined) throw this.failCreatesForever;
     const err = this.createErrors.shift();
     if (err !== undefined) throw err;
@@ -519,7 +522,7 @@ describe('database errors when a turn starts', () => {
 
 describe('what is saved while a run works', () => {
   for (const event of ['tool_call', 'browser_tool_call', 'action_call'] as const) {
-    it(`a ${event} is saved at once as a started tool (once per run), not at the next checkpoint`, async () => {
+    it(`a ${event} is saved at once as a started tool (once per run), not at the next checkpoint, even before the run's start is recorded`, async () => {
       const { held, release } = hold();
       const { m, runs } = harness(async ({ emit, row }) => {
         const call = {
@@ -536,6 +539,8 @@ describe('what is saved while a run works', () => {
         await held;
         return { status: 'finished', text: '', reasoning: '', toolCalls: [] };
       });
+      // The executor emits at once, while the start is being recorded (a real one waits for its thread first).
+      runs.createDelayMs = 100;
       const { runId } = await startTurn(m);
       const row = await until(
         () => runs.get(runId),
