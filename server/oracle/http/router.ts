@@ -268,7 +268,7 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
           headers: { 'x-request-id': requestId, 'x-run-id': runId },
         });
         void manager
-          .follow(runId, 0, stream.write, stream.signal)
+          .follow(runId, 0, stream.write, stream.signal, true)
           .catch((err: unknown) => res.locals.logger.warn({ err, runId }, 'stream: following the run failed'))
           .finally(stream.end);
         return { status: 200, body: stream.body as never };
@@ -292,6 +292,7 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
           }
         },
         gone.signal,
+        true,
       );
       if (status === 'failed')
         throw new OracleHttpError(503, 'unavailable', 'The model failed to answer; try again.');

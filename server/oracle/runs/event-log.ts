@@ -34,6 +34,12 @@ export interface RunEventLog {
   append(runId: string, record: RunEventRecord): Promise<void> | undefined;
   /** Every retained event with `id > after`, in order. */
   read(runId: string, after: number): Promise<RunEventRecord[]>;
+  /**
+   * The same, for a run this process has just started and writes: from memory when it holds every event of the
+   * run (a shared log's copy has nothing more, since no other instance can have written to a run started
+   * moments ago), without a round trip to the shared store; otherwise as {@link read}.
+   */
+  readStarted(runId: string, after: number): Promise<RunEventRecord[]>;
   /** Calls `listener` for each event appended from now on (by any instance, for the shared log). */
   subscribe(runId: string, listener: (record: RunEventRecord) => void): Promise<() => void>;
   /** Events held in this process that the shared store has not taken yet (Redis away or slow); 0 in process. */

@@ -29,6 +29,13 @@ export function createMemoryRunEventLog(options: { maxAgeSeconds: number }): Run
     }, seconds * 1000);
     e.timer.unref();
   };
+  const read = (runId: string, after: number): Promise<RunEventRecord[]> => {
+    const records = runs.get(runId)?.records ?? [];
+    // Ids grow, so the events after `after` are a suffix.
+    let i = records.length;
+    while (i > 0 && (records[i - 1]?.id ?? 0) > after) i--;
+    return Promise.resolve(records.slice(i));
+  };
   return {
     append(runId, record) {
       const e = entry(runId);
@@ -36,13 +43,9 @@ export function createMemoryRunEventLog(options: { maxAgeSeconds: number }): Run
       for (const listener of e.listeners) listener(record);
       return undefined;
     },
-    read(runId, after) {
-      const records = runs.get(runId)?.records ?? [];
-      // Ids grow, so the events after `after` are a suffix.
-      let i = records.length;
-      while (i > 0 && (records[i - 1]?.id ?? 0) > after) i--;
-      return Promise.resolve(records.slice(i));
-    },
+    read,
+    // Every event of a run is in this process already.
+    readStarted: read,
     subscribe(runId, listener) {
       const e = entry(runId);
       e.listeners.add(listener);

@@ -3,7 +3,7 @@ import type { Logger } from '../../logger.js';
 import { scriptCommand } from '../../redis-script.js';
 import { duplicateSubscriber } from '../../redis-subscriber.js';
 import { redisOutage } from '../../stores/outage-notice.js';
-import type { RunEventLog, RunEventRecord } from './event-log.js';
+import { firstIdOfAttempt, type RunEventLog, type RunEventRecord } from './event-log.js';
 
 /** How often writes that failed (Redis down) are tried again. */
 const RETRY_MS = 250;
@@ -287,6 +287,23 @@ export function createRedisRunEventLog(options: {
     );
   };
 
+  const read = async (runId: string, after: number): Promise<RunEventRecord[]> => {
+    const local = written.get(runId);
+    let stored: RunEventRecord[];
+    try {
+      stored = (await redis.lrange(listKey(runId), 0, -1)).map((item) => JSON.parse(item) as RunEventRecord);
+    } catch (err) {
+      // Redis is down: a run written here is read from memory (its earlier attempts' events are not).
+      if (!local) throw err;
+      stored = [];
+    }
+    // Stored events and those not stored yet, by id: each once, in order (a retried write may repeat some).
+    const byId = new Map<number, RunEventRecord>();
+    for (const record of [...stored, ...(local?.records ?? [])])
+      if (record.id > after) byId.set(record.id, record);
+    return [...byId.values()].sort((a, b) => a.id - b.id);
+  };
+
   return {
     append(runId, record) {
       // Followers on this instance hear it at once; the copy from Redis is skipped unread (see getSubscriber).
@@ -317,23 +334,12 @@ export function createRedisRunEventLog(options: {
       scheduleFlush();
       return run.batch.done;
     },
-    async read(runId, after) {
-      const local = written.get(runId);
-      let stored: RunEventRecord[];
-      try {
-        stored = (await redis.lrange(listKey(runId), 0, -1)).map(
-          (item) => JSON.parse(item) as RunEventRecord,
-        );
-      } catch (err) {
-        // Redis is down: a run written here is read from memory (its earlier attempts' events are not).
-        if (!local) throw err;
-        stored = [];
-      }
-      // Stored events and those not stored yet, by id: each once, in order (a retried write may repeat some).
-      const byId = new Map<number, RunEventRecord>();
-      for (const record of [...stored, ...(local?.records ?? [])])
-        if (record.id > after) byId.set(record.id, record);
-      return [...byId.values()].sort((a, b) => a.id - b.id);
+    read,
+    readStarted(runId, after) {
+      const run = written.get(runId);
+      // Every event of the run is here when this instance wrote its first one (not a run it resumed).
+      if (run?.records[0]?.id !== firstIdOfAttempt(0)) return read(runId, after);
+      return Promise.resolve(run.records.filter((record) => record.id > after));
     },
     async subscribe(runId, listener) {
       let set = listeners.get(runId);

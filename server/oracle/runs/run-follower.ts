@@ -48,6 +48,7 @@ export async function followRun(
   after: number,
   write: (record: RunEventRecord) => void,
   signal: StopSignal,
+  startedHere = false,
 ): Promise<void> {
   let last = after;
   let replaying = true;
@@ -97,7 +98,9 @@ export async function followRun(
     else deliver(record);
   });
   if (finished) unsubscribe();
-  for (const record of await deps.log.read(runId, after)) deliver(record);
+  // A run this instance has just started: what it wrote so far is in its memory (RunEventLog.readStarted).
+  const logged = startedHere ? deps.log.readStarted(runId, after) : deps.log.read(runId, after);
+  for (const record of await logged) deliver(record);
   replaying = false;
   for (const record of buffered.splice(0)) deliver(record);
   // A run this instance executes writes its `done` to the log we subscribed to: no need to ask the database.

@@ -137,15 +137,17 @@ export class RunManager {
 
   /**
    * Follows a run's events after `after`: the retained ones first, then live ones, each exactly once and in
-   * order, until `done` or until `signal` aborts. Resolves when it stops (see {@link followRun}).
+   * order, until `done` or until `signal` aborts. Resolves when it stops (see {@link followRun}). `startedHere`:
+   * the run was just started by {@link startRun} on this instance (its first events are read from memory).
    */
   follow(
     runId: string,
     after: number,
     write: (record: RunEventRecord) => void,
     signal: StopSignal,
+    startedHere = false,
   ): Promise<void> {
-    return followRun(this.#following, runId, after, write, signal);
+    return followRun(this.#following, runId, after, write, signal, startedHere);
   }
 
   /** Whether a run's events can still be followed: it is in flight, or its events are retained. */

@@ -42,6 +42,14 @@ function contract(name: string, open: () => Promise<{ log: RunEventLog; close: (
       expect(await log.read('run_read', 99)).toEqual([]);
     });
 
+    it('readStarted(runId, N) answers what read does for a run this process started', async () => {
+      const records = [1, 2, 3].map((id) => message(id, `s${id} `));
+      for (const r of records) void log.append('run_started', r);
+      expect(await log.readStarted('run_started', 0)).toEqual(records);
+      expect(await log.readStarted('run_started', 2)).toEqual(records.slice(2));
+      expect(await log.readStarted('run_started', 0)).toEqual(await log.read('run_started', 0));
+    });
+
     it('ids of a resumed attempt continue above the first attempt’s, and read skips what was seen', async () => {
       const first = [1, 2, 3].map((id) => message(id, `a${id} `));
       const second = [0, 1].map((n) => message(firstIdOfAttempt(1) + n, `b${n} `));
@@ -186,6 +194,25 @@ describe.runIf(TEST_REDIS_URL)('the Redis run event log between instances', () =
     // The other instance reads them from Redis too.
     expect(await b.read('run_shared', 0)).toEqual([message(1, 'one '), message(2, 'two')]);
     off();
+  });
+
+  it('readStarted reads a run this instance started from memory (no LRANGE), and any other run from Redis', async () => {
+    const commands: string[] = [];
+    const monitor = await redis.monitor();
+    monitor.on('monitor', (_time: string, args: string[]) => commands.push(args.join(' ')));
+    try {
+      for (const id of [1, 2]) void a.append('run_fresh', message(id, `f${id} `));
+      expect(await a.readStarted('run_fresh', 0)).toEqual([message(1, 'f1 '), message(2, 'f2 ')]);
+      // Resumed here (its first attempt was another instance's): the earlier events are in Redis only.
+      await appendAll(b, 'run_taken', [message(1, 'old ')]);
+      const resumed = message(firstIdOfAttempt(1), 'new ');
+      await appendAll(a, 'run_taken', [resumed]);
+      expect(await a.readStarted('run_taken', 0)).toEqual([message(1, 'old '), resumed]);
+      await expect.poll(() => commands.some((c) => c.includes('lrange') && c.includes('run_taken'))).toBe(true);
+      expect(commands.filter((c) => c.includes('lrange') && c.includes('run_fresh'))).toEqual([]);
+    } finally {
+      monitor.disconnect();
+    }
   });
 
   it('one write of thousands of events (a run that waited out an outage) is stored whole and heard whole', async () => {

@@ -198,6 +198,7 @@ describe('a follower that missed live events', () => {
     const lossy: RunEventLog = {
       append: (runId, r) => memory.append(runId, r),
       read: (runId, after) => memory.read(runId, after),
+      readStarted: (runId, after) => memory.read(runId, after),
       retain: (runId, s) => memory.retain(runId, s),
       unstored: () => 0,
       close: () => memory.close(),
