@@ -29,11 +29,10 @@ function preparedParameters<V extends Record<string, unknown>>(
 describe('a prepared statement', () => {
   it('runs with the values of each run, not those of its first', async () => {
     const echo = preparedQuery(db, 'test-echo', (v: { n: number; word: string }) =>
-      db.kysely
-        .selectNoFrom((eb) => [
-          sql<number>`${v.n}::int + 1`.as('next'),
-          eb.fn.coalesce(sql<string>`${v.word}::text`, eb.val('none')).as('word'),
-        ]),
+      db.kysely.selectNoFrom((eb) => [
+        sql<number>`${v.n}::int + 1`.as('next'),
+        eb.fn.coalesce(sql<string>`${v.word}::text`, eb.val('none')).as('word'),
+      ]),
     );
     expect(await echo({ n: 1, word: 'one' })).toEqual([{ next: 2, word: 'one' }]);
     expect(await echo({ n: 41, word: 'two' })).toEqual([{ next: 42, word: 'two' }]);

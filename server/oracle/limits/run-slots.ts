@@ -74,7 +74,12 @@ return 1
 
 /** Slots in Redis, shared by every instance. Each command gives up after 1 s (Redis unreachable). */
 export function createRedisRunSlots(redis: Redis, prefix: string, now: () => number = Date.now): RunSlots {
-  const takeSlot = scriptCommand<[string, number, number, number, string, string]>(redis, 'takeRunSlot', TAKE, 1);
+  const takeSlot = scriptCommand<[string, number, number, number, string, string]>(
+    redis,
+    'takeRunSlot',
+    TAKE,
+    1,
+  );
   return {
     async take(user, slot, limit, ttlMs) {
       const at = now();

@@ -1,7 +1,13 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { messageRow } from './messages.js';
-import { endingColumns, STORED_IN_FLIGHT, type RunEnding, type RunStamps, type ThreadJson } from './run-rows.js';
+import {
+  endingColumns,
+  STORED_IN_FLIGHT,
+  type RunEnding,
+  type RunStamps,
+  type ThreadJson,
+} from './run-rows.js';
 
 // The statements of a turn's start and end, written for preparing (server/db/prepared-query.ts): each takes its
 // values whole, as parameters, and derives nothing from them.
@@ -24,7 +30,9 @@ export type StartValues = ReturnType<typeof messageRow> & {
   threadWindow: number;
 };
 
-export type StartRow = Pick<RunStamps, 'created_at' | 'updated_at' | 'lease_expires_at'> & { thread?: ThreadJson };
+export type StartRow = Pick<RunStamps, 'created_at' | 'updated_at' | 'lease_expires_at'> & {
+  thread?: ThreadJson;
+};
 
 /**
  * A turn's start in one statement: stores the user's message, marks the session active (its title from the

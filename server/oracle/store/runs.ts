@@ -26,7 +26,6 @@ import {
   type RunStamps,
 } from './run-rows.js';
 
-
 /** How many runs one checkpoint statement saves at most. */
 const CHECKPOINT_BATCH = 500;
 
@@ -91,11 +90,13 @@ export class RunStore {
       request: JSON.stringify(run.request),
       threadWindow: threadWindow ?? 0,
     };
-    const statement = (threadWindow === undefined ? this.start : this.startWithThread)(values).then(([row]) => {
-      // Taken over meanwhile (another owner): nothing is answered and the try fails.
-      if (!row) throw new Error('the run was not recorded: another instance owns it');
-      return row;
-    });
+    const statement = (threadWindow === undefined ? this.start : this.startWithThread)(values).then(
+      ([row]) => {
+        // Taken over meanwhile (another owner): nothing is answered and the try fails.
+        if (!row) throw new Error('the run was not recorded: another instance owns it');
+        return row;
+      },
+    );
     // The question and the run are stamped in one statement: the same now().
     const row = await this.wrote(question, statement, (row) => row.created_at);
     let thread: MessageDto[] | undefined;
@@ -300,4 +301,3 @@ export class RunStore {
       .execute();
   }
 }
-

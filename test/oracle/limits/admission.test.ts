@@ -41,9 +41,7 @@ describe('Admission', () => {
   it('a budget of 0 is no check; no pool (PGlite) is never over', () => {
     const off = { ...BUDGETS, maxDbWaiting: 0, maxDbWaitMs: 0, maxUnstoredEvents: 0, maxLoopDelayMs: 0 };
     const far = { waiting: 1e6, waited: 1e6, unstored: 1e9, delay: 1e5 };
-    expect(new Admission(sources(far), off).overBudget()).toBe(
-      undefined,
-    );
+    expect(new Admission(sources(far), off).overBudget()).toBe(undefined);
     expect(new Admission({ ...sources(), pool: () => undefined }, BUDGETS).overBudget()).toBe(undefined);
   });
 
@@ -83,34 +81,37 @@ describe.runIf(TEST_DATABASE_URL)('a turn while the database pool is saturated',
       'a caller has waited longer than ORACLE_ADMIT_MAX_DB_WAIT_MS',
       { ORACLE_ADMIT_MAX_DB_WAITING: '0', ORACLE_ADMIT_MAX_DB_WAIT_MS: '100' },
     ],
-  ])('%s: answers 503 unavailable with Retry-After before reading or writing anything; the next turn runs', async (_, budget) => {
-    await using app = await startOracleApp({ env: { ...budget, ORACLE_RETRY_AFTER_S: '4' } });
-    const api = oracleApi(app.url, await newUser(app.oracleDid));
-    const session = await api.createSession();
-    const db = app.ctx.db;
-    // Every connection of the test pool (4) busy for a second, and two callers waiting behind them (they give
-    // up after the pool's acquire timeout: the test's own load, not the turn).
-    const hold = Array.from({ length: 6 }, () =>
-      sql`select pg_sleep(1)`.execute(db.kysely).catch(() => undefined),
-    );
-    await expect.poll(() => db.load()?.waiting ?? 0).toBeGreaterThan(1);
-    await expect.poll(() => db.load()?.oldestWaitMs ?? 0).toBeGreaterThan(100);
-    const refused = await api.call('POST', `/messages/${session.sessionId}`, { message: 'hello' });
-    expect(refused.status).toBe(503);
-    expect(refused.headers.get('retry-after')).toBe('4');
-    expect(refused.body).toMatchObject({
-      code: 'unavailable',
-      message: 'The oracle is at capacity; try again shortly.',
-      retryAfter: 4,
-    });
-    await Promise.all(hold);
-    // Nothing was written: no question, no run.
-    const history = await api.call('GET', `/sessions/${session.sessionId}/messages`);
-    expect(history.body).toMatchObject({ messages: [] });
-    expect((await api.call('GET', `/sessions/${session.sessionId}/run`)).status).toBe(204);
-    const after = await api.stream(session.sessionId, { message: 'hello' });
-    expect(after.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
-  });
+  ])(
+    '%s: answers 503 unavailable with Retry-After before reading or writing anything; the next turn runs',
+    async (_, budget) => {
+      await using app = await startOracleApp({ env: { ...budget, ORACLE_RETRY_AFTER_S: '4' } });
+      const api = oracleApi(app.url, await newUser(app.oracleDid));
+      const session = await api.createSession();
+      const db = app.ctx.db;
+      // Every connection of the test pool (4) busy for a second, and two callers waiting behind them (they give
+      // up after the pool's acquire timeout: the test's own load, not the turn).
+      const hold = Array.from({ length: 6 }, () =>
+        sql`select pg_sleep(1)`.execute(db.kysely).catch(() => undefined),
+      );
+      await expect.poll(() => db.load()?.waiting ?? 0).toBeGreaterThan(1);
+      await expect.poll(() => db.load()?.oldestWaitMs ?? 0).toBeGreaterThan(100);
+      const refused = await api.call('POST', `/messages/${session.sessionId}`, { message: 'hello' });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('4');
+      expect(refused.body).toMatchObject({
+        code: 'unavailable',
+        message: 'The oracle is at capacity; try again shortly.',
+        retryAfter: 4,
+      });
+      await Promise.all(hold);
+      // Nothing was written: no question, no run.
+      const history = await api.call('GET', `/sessions/${session.sessionId}/messages`);
+      expect(history.body).toMatchObject({ messages: [] });
+      expect((await api.call('GET', `/sessions/${session.sessionId}/run`)).status).toBe(204);
+      const after = await api.stream(session.sessionId, { message: 'hello' });
+      expect(after.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
+    },
+  );
 });
 
 describe('a turn that started', () => {

@@ -208,7 +208,9 @@ describe.runIf(TEST_REDIS_URL)('the Redis run event log between instances', () =
       const resumed = message(firstIdOfAttempt(1), 'new ');
       await appendAll(a, 'run_taken', [resumed]);
       expect(await a.readStarted('run_taken', 0)).toEqual([message(1, 'old '), resumed]);
-      await expect.poll(() => commands.some((c) => c.includes('lrange') && c.includes('run_taken'))).toBe(true);
+      await expect
+        .poll(() => commands.some((c) => c.includes('lrange') && c.includes('run_taken')))
+        .toBe(true);
       expect(commands.filter((c) => c.includes('lrange') && c.includes('run_fresh'))).toEqual([]);
     } finally {
       monitor.disconnect();
