@@ -33,10 +33,10 @@ export interface Db {
    */
   ping(timeoutMs?: number): Promise<void>;
   /**
-   * A read on a hot path, written as SQL text with `$1`… parameters. On PostgreSQL it runs as a named prepared
-   * statement: each pooled connection parses and plans it once, later calls only bind and execute (the dial's
-   * account lookup: half the database time of the same query sent as text). `name` must be unique per text.
-   * On PGlite the same text runs through kysely.
+   * A statement on a hot path, written as SQL text with `$1`… parameters (or built once by kysely, see
+   * prepared-query.ts). On PostgreSQL it runs as a named prepared statement: each pooled connection parses and
+   * plans it once, later calls only bind and execute (the dial's account lookup: half the database time of the
+   * same query sent as text). `name` must be unique per text. On PGlite the same text runs through kysely.
    */
   prepared<R>(name: string, text: string, values: readonly unknown[]): Promise<R[]>;
   /** How busy the PostgreSQL pool is now; undefined on PGlite (no pool: one query at a time in process). */

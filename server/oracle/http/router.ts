@@ -18,7 +18,7 @@ import type { OracleSockets } from '../socket/socket-server.js';
 import type { DelegationStore } from '../store/delegations.js';
 import type { RoomStore } from '../store/rooms.js';
 import type { MessageStore } from '../store/messages.js';
-import { type RunStore } from '../store/runs.js';
+import type { RunStore } from '../store/runs.js';
 import { STORED_IN_FLIGHT, toRunInfo } from '../store/run-rows.js';
 import { toPendingApproval } from '../store/approvals.js';
 import type { ApprovalGate } from '../runtime/approval-gate.js';

@@ -3,7 +3,7 @@ import type { RunEndStatus } from '../../../contracts/events.js';
 import type { Logger } from '../../logger.js';
 import type { MessageDto } from '../../../contracts/oracle.js';
 import { THREAD_WINDOW, type MessageStore } from '../store/messages.js';
-import { type RunStore } from '../store/runs.js';
+import type { RunStore } from '../store/runs.js';
 import { runningRow, type NewRun, type RunRow } from '../store/run-rows.js';
 import type { SessionRef, SessionStore } from '../store/sessions.js';
 import type { ApprovalRow } from '../store/approvals.js';

@@ -31,13 +31,13 @@ const CHECKPOINT_BATCH = 500;
 
 /** Durable run records. An instance owns a run while its lease holds and renews it; expired leases are claimed. */
 export class RunStore {
-  /** @param messages told of the messages this store's statements write (its thread cache). */
   private readonly db: Kysely<Database>;
   /** The statements of a turn's start and end, prepared (server/db/prepared-query.ts). */
   readonly start: PreparedQuery<StartValues, StartRow>;
   readonly startWithThread: PreparedQuery<StartValues, StartRow>;
   readonly endAnswering: PreparedQuery<EndValues, { run_id: string }>;
 
+  /** @param messages told of the messages this store's statements write (its thread cache). */
   constructor(
     db: Db,
     private readonly messages?: MessageStore,

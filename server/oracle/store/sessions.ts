@@ -29,16 +29,16 @@ export class SessionStore {
   /** Sessions one user may keep (ORACLE_MAX_SESSIONS_PER_USER); 0: no quota. */
   private readonly maxPerUser: number;
 
-  /**
-   * @param options.exclusive this process is the database's only user (embedded PGlite): the sessions it
-   *   has seen are remembered, so a turn's ownership check does not wait for the database.
-   * @param options.maxPerUser the sessions one user may keep (0 or absent: no quota).
-   */
   private readonly db: Kysely<Database>;
 
   /** A turn's read of its session with the session's runs in flight, prepared (server/db/prepared-query.ts). */
   readonly forTurn: PreparedQuery<ForTurnValues, ForTurnRow>;
 
+  /**
+   * @param options.exclusive this process is the database's only user (embedded PGlite): the sessions it
+   *   has seen are remembered, so a turn's ownership check does not wait for the database.
+   * @param options.maxPerUser the sessions one user may keep (0 or absent: no quota).
+   */
   constructor(
     db: Db,
     private readonly oracleDid: string,

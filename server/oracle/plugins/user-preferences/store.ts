@@ -73,15 +73,15 @@ export class PreferencesStore {
   /** Rooms being read: set to true when the room is written meanwhile (the read may miss the write). */
   private readonly reading = new Map<string, { stale: boolean }>();
 
-  /**
-   * @param options.exclusive this process is the database's only user (embedded PGlite): records are kept
-   *   in memory once read, so a turn does not query for them.
-   */
   private readonly db: Kysely<Database>;
 
   /** A room's record, read on every turn: prepared (server/db/prepared-query.ts). */
   readonly readRoom: PreparedQuery<{ oracleDid: string; room: string }, PreferencesRow>;
 
+  /**
+   * @param options.exclusive this process is the database's only user (embedded PGlite): records are kept
+   *   in memory once read, so a turn does not query for them.
+   */
   constructor(
     db: Db,
     private readonly oracleDid: string,
