@@ -128,24 +128,19 @@ function dropSentHeaders(res: Response): void {
 }
 
 function flush(stream: OpenStream): void {
-  const { pending } = stream;
+  const { pending, res } = stream;
   const first = stream.headersPending;
   stream.headersPending = false;
-  if (pending.length === 0) {
+  if (pending.length > 0) {
+    const chunk = pending.length === 1 ? (pending[0] as string) : pending.join('');
+    stream.pending = [];
+    // A response whose client went away takes no more frames (its 'close' ends the stream).
+    if (!res.writableEnded && !res.destroyed) res.write(chunk);
+  } else if (first) {
     // Nothing to say in the stream's first tick (a re-join waiting for the next event): headers alone.
-    if (first) {
-      stream.res.flushHeaders();
-      dropSentHeaders(stream.res);
-    }
-    return;
+    res.flushHeaders();
   }
-  const chunk = pending.length === 1 ? (pending[0] as string) : pending.join('');
-  stream.pending = [];
-  // A response whose client went away takes no more frames (its 'close' ends the stream).
-  if (!stream.res.writableEnded && !stream.res.destroyed) {
-    stream.res.write(chunk);
-    if (first) dropSentHeaders(stream.res);
-  }
+  if (first) dropSentHeaders(res);
 }
 
 function queue(stream: OpenStream, frame: string): void {
