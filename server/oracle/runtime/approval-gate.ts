@@ -36,12 +36,13 @@ export interface ApprovalGateDeps {
  *    look at the store (a decision made while no instance held the run, or a message the bus lost), or at the
  *    expiry, when the run itself decides `denied` with reason `timeout`; an aborted turn decides `denied`
  *    with reason `aborted`. Every decision goes through the store's conditional update, so exactly one wins;
- * 3. `decide` is the user's decision (the HTTP route): the store's answer, and on a win a bus message that
- *    wakes the waiting run wherever it is.
+ * 3. `decide` is the user's decision (the HTTP route): the store's answer, and on a win the waiting run is woken
+ *    with the decided row when it waits on this instance, else by a bus message wherever it is.
  */
 export function createApprovalGate(deps: ApprovalGateDeps) {
   const now = deps.now ?? Date.now;
-  const waiters = new Map<string, () => void>();
+  /** The calls waiting here, by id: given the decided row, the call has it; without, it looks at the store. */
+  const waiters = new Map<string, (decided?: ApprovalRow) => void>();
   const unsubscribe = deps.bus.subscribe((message: ControlMessage) => {
     if (message.type === 'approval_decided') waiters.get(message.toolCallId)?.();
   });
@@ -57,7 +58,10 @@ export function createApprovalGate(deps: ApprovalGateDeps) {
     return result.row;
   }
 
+  /** Wakes the waiting call: here with the row, else on the bus (wherever it waits). */
   async function publish(row: ApprovalRow): Promise<void> {
+    const here = waiters.get(row.tool_call_id);
+    if (here) return here(row);
     await deps.bus
       .publish({ type: 'approval_decided', toolCallId: row.tool_call_id, sessionId: row.session_id })
       .catch((err: unknown) => deps.logger.warn({ err }, 'could not publish an approval decision'));
@@ -120,7 +124,7 @@ export function createApprovalGate(deps: ApprovalGateDeps) {
           if (signal.reason === SHUTDOWN_ABORT) return fail(new Error('the instance is shutting down'));
           settleBySystem(pending, 'aborted').then(finish, fail);
         };
-        waiters.set(pending.tool_call_id, look);
+        waiters.set(pending.tool_call_id, (decided) => (decided ? finish(decided) : look()));
         signal.addEventListener('abort', onAbort, { once: true });
         if (signal.aborted) return onAbort();
         const left = pending.expires_at.getTime() - now();

@@ -17,27 +17,33 @@ export interface FrontendCall {
 /** What came back: a result, or an error (the browser's, a timeout, an abort). */
 export type FrontendOutcome = { ok: true; result: unknown } | { ok: false; error: string };
 
+type FrontendResult = Extract<ControlMessage, { type: 'frontend_result' }>;
+
 /** Sends the call to the session's sockets (on any instance). */
 export type FrontendEmitter = (call: FrontendCall) => void;
 
 /**
  * Runs browser tools and actions: emits the call to the session's room and waits for the matching result, by a
- * `toolCallId` unique across requests and instances. Results travel on the control bus, so a socket connected
- * to another instance can answer; a result from anyone but the session's owner, for another session, or for
- * an unknown id is ignored.
+ * `toolCallId` unique across requests and instances. A result for a call that waits on another instance travels
+ * on the control bus, so a socket connected to any instance can answer; a result from anyone but the session's
+ * owner, for another session, or for an unknown id is ignored.
  */
 export function createFrontendBridge(bus: ControlBus, emit: FrontendEmitter) {
   const pending = new Map<string, { call: FrontendCall; settle: (outcome: FrontendOutcome) => void }>();
-  const unsubscribe = bus.subscribe((message: ControlMessage) => {
-    if (message.type !== 'frontend_result') return;
+  /** Settles the call waiting here for this result, if any (true: it waits here, answered or not). */
+  const deliver = (message: FrontendResult): boolean => {
     const waiting = pending.get(message.toolCallId);
-    if (!waiting) return;
-    if (waiting.call.userDid !== message.userDid || waiting.call.sessionId !== message.sessionId) return;
+    if (!waiting) return false;
+    if (waiting.call.userDid !== message.userDid || waiting.call.sessionId !== message.sessionId) return true;
     waiting.settle(
       message.error === undefined
         ? { ok: true, result: message.result }
         : { ok: false, error: message.error },
     );
+    return true;
+  };
+  const unsubscribe = bus.subscribe((message: ControlMessage) => {
+    if (message.type === 'frontend_result') deliver(message);
   });
 
   return {
@@ -67,9 +73,12 @@ export function createFrontendBridge(bus: ControlBus, emit: FrontendEmitter) {
         emit(call);
       });
     },
-    /** Publishes a result a socket sent (the socket layer checked who sent it). */
-    async answer(message: Extract<ControlMessage, { type: 'frontend_result' }>): Promise<void> {
-      await bus.publish(message);
+    /**
+     * A result a socket sent (the socket layer checked who sent it): to the call when it waits here, else
+     * published for the instance where it waits (ids are unique: it waits in one place at most).
+     */
+    async answer(message: FrontendResult): Promise<void> {
+      if (!deliver(message)) await bus.publish(message);
     },
     close(): void {
       unsubscribe();
