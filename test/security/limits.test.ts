@@ -69,6 +69,26 @@ describe('turns per minute (ORACLE_TURNS_PER_MINUTE)', () => {
     const theirs = await other.createSession();
     expect((await other.call('POST', `/messages/${theirs.sessionId}`, { message: 'hi' })).status).toBe(200);
   });
+
+  it('a turn refused before the limits (no such session, not yours, unknown model, too long) counts for nothing', async () => {
+    const api = oracleApi(app.url, await newUser(app.oracleDid));
+    const session = await api.createSession();
+    const stranger = oracleApi(app.url, await newUser(app.oracleDid));
+    const theirs = await stranger.createSession();
+    const refusals = [
+      [`/messages/${crypto.randomUUID()}`, { message: 'hi' }, 404],
+      [`/messages/${theirs.sessionId}`, { message: 'hi' }, 404],
+      [`/messages/${session.sessionId}`, { message: 'hi', model: 'no-such-model' }, 400],
+      [`/messages/${session.sessionId}`, { message: 'x'.repeat(20_001) }, 413],
+    ] as const;
+    for (const [path, body, status] of refusals)
+      expect((await api.call('POST', path, body)).status).toBe(status);
+    // The limits are asked while the session is read: each refusal gave back what they took.
+    for (const message of ['one', 'two', 'three']) {
+      expect((await api.call('POST', `/messages/${session.sessionId}`, { message })).status).toBe(200);
+    }
+    expect((await api.call('POST', `/messages/${session.sessionId}`, { message: 'four' })).status).toBe(429);
+  });
 });
 
 describe('turns in flight (ORACLE_MAX_CONCURRENT_RUNS)', () => {

@@ -23,7 +23,7 @@ import { STORED_IN_FLIGHT, toRunInfo } from '../store/run-rows.js';
 import { toPendingApproval } from '../store/approvals.js';
 import type { ApprovalGate } from '../runtime/approval-gate.js';
 import type { Admission } from '../limits/admission.js';
-import { toChatSession, type SessionStore } from '../store/sessions.js';
+import { toChatSession, type SessionForTurn, type SessionStore } from '../store/sessions.js';
 import { openEventStream } from './event-stream.js';
 import { waitingAnswers } from './waiting-answers.js';
 import { notFound, OracleHttpError, roomNotFound, runNotFound } from '../oracle-http-error.js';
@@ -204,23 +204,40 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
       const { userDid, delegation } = caller(res);
       // Admission first, before the turn reads anything: over budget, 503 with Retry-After.
       svc.admission.admit();
-      // Every refusal comes before anything is written: the session, the message's size, the rooms the turn
-      // reads and writes, the model, then the limits (the question, the run and the delegation come after).
-      // The session with its runs in flight, in one read (the turn ends those first).
-      const owned = await sessions.ownedForTurn(userDid, params.sessionId);
-      if (!owned) throw notFound();
-      const { session, runsInFlight } = owned;
-      svc.limits.checkMessage(body.message);
-      const named = body.metadata?.['roomId'];
-      if (typeof named === 'string' && named.length > 0) await memberOf(res, named);
-      if (session.room_id !== null) await memberOf(res, session.room_id);
-      const model = body.model ?? svc.models.default;
-      if (!svc.models.get(model)) {
-        throw new OracleHttpError(400, 'unknown_model', `Unknown model ${model}; see GET /models.`);
-      }
+      // The refusals come in this order: the session, the message's size, the rooms the turn reads and writes,
+      // the model, then the limits (the question, the run and the delegation come after). The limits are asked
+      // while the session is read (one round trip less before the turn starts); a turn refused for anything
+      // before them gives back what they took, so it counts for nothing.
       const requestId = randomUUID();
       const slot = { sessionId: params.sessionId, requestId };
-      await svc.limits.admit(userDid, slot);
+      const admitted = svc.limits.admit(userDid, slot).then(
+        () => undefined,
+        (err: unknown) => ({ refusal: err }),
+      );
+      let owned: SessionForTurn | undefined;
+      let model: string;
+      try {
+        // The session with its runs in flight (the turn ends those first) and its thread, in one read.
+        owned = await sessions.ownedForTurn(userDid, params.sessionId);
+        if (!owned) throw notFound();
+        svc.limits.checkMessage(body.message);
+        const named = body.metadata?.['roomId'];
+        if (typeof named === 'string' && named.length > 0) await memberOf(res, named);
+        if (owned.session.room_id !== null) await memberOf(res, owned.session.room_id);
+        model = body.model ?? svc.models.default;
+        if (!svc.models.get(model)) {
+          throw new OracleHttpError(400, 'unknown_model', `Unknown model ${model}; see GET /models.`);
+        }
+      } catch (err) {
+        // Refused by the limits as well, the turn was counted all the same (its slot was not taken: freeing it
+        // changes nothing).
+        await admitted;
+        await svc.limits.unadmit(userDid, slot);
+        throw err;
+      }
+      const limited = await admitted;
+      if (limited) throw limited.refusal;
+      const { session, runsInFlight, thread } = owned;
       // A turn refused after it took its run slot gives the slot back once the refusal is sent; a started one
       // frees it when its run ends.
       const freeSlot = (): void => void svc.limits.freeRun(userDid, slot);
@@ -258,6 +275,7 @@ export function mountOracleRoutes(router: Router, svc: OracleServices): void {
         userMessage: { id: randomUUID(), attachment },
         session,
         runsInFlight,
+        thread,
       });
       // Started: the run frees its slot when it ends (a stream held open keeps no listener for it).
       res.off('close', freeSlot);

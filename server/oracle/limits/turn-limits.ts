@@ -49,6 +49,11 @@ export interface TurnLimits {
    * a slot taken for a turn the minute's count refuses is given back. The first refusal is thrown.
    */
   admit(userDid: string, slot: RunSlot): Promise<void>;
+  /**
+   * Gives back what {@link admit} took (whether it admitted or refused) for a turn refused for another reason:
+   * its count in the minute and its slot.
+   */
+  unadmit(userDid: string, slot: RunSlot): Promise<void>;
   close(): void;
 }
 
@@ -139,6 +144,15 @@ export async function createTurnLimits(options: {
         throw counted.reason;
       }
       if (taken.status === 'rejected') throw taken.reason;
+    },
+    async unadmit(userDid, slot) {
+      const uncounted =
+        config.ORACLE_TURNS_PER_MINUTE === 0
+          ? undefined
+          : Promise.resolve(turns.decrement(userDid)).catch((err: unknown) =>
+              logger.warn({ err }, 'limits: a refused turn could not be uncounted (it counts this minute)'),
+            );
+      await Promise.all([uncounted, this.freeRun(userDid, slot)]);
     },
     close() {
       void turns.shutdown?.();

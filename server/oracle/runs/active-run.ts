@@ -7,7 +7,13 @@ import type { NewMessage } from '../store/messages.js';
 import type { RunStore } from '../store/runs.js';
 import type { NewRun, RunRow } from '../store/run-rows.js';
 import { createAbortGate, type AbortGate } from './abort-handshake.js';
-import { firstIdOfAttempt, IDS_PER_ATTEMPT, runEvent, type RunEventLog } from './event-log.js';
+import {
+  firstIdOfAttempt,
+  IDS_PER_ATTEMPT,
+  runEvent,
+  type RunEventLog,
+  type RunEventRecord,
+} from './event-log.js';
 import { isPermanent } from './store-retry.js';
 import { SHUTDOWN_ABORT, type TurnOutcome } from './turn.js';
 
@@ -53,6 +59,11 @@ export class ActiveRun {
   #appends: Promise<void> = Promise.resolve();
   /** Settles once the run's start is recorded or could not be (a checkpoint before it would find no row). */
   #startRecorded: Promise<unknown> = Promise.resolve();
+  /**
+   * The events written while the run's start is being recorded, held until it is (or could not be): whoever
+   * sees an event of the run finds the run recorded.
+   */
+  #held: RunEventRecord[] | undefined = undefined;
   readonly #out: RunOutlets;
 
   constructor(row: RunRow, partialText: string, out: RunOutlets) {
@@ -79,11 +90,23 @@ export class ActiveRun {
       });
     }
     this.dirty = true;
+    if (this.#held) this.#held.push(record);
+    else this.#append(record);
+  }
+
+  #append(record: RunEventRecord): void {
     const stored = this.#out.log.append(this.row.run_id, record);
     // Writes to a shared log are ordered: waiting for the last one waits for them all.
     // Not stored (Redis away): the log keeps it in memory, tries again, and logs the outage once.
     if (stored) this.#appends = stored.catch(() => undefined);
   }
+
+  /** Writes the events held while the start was recorded. */
+  #release = (): void => {
+    const held = this.#held;
+    this.#held = undefined;
+    if (held) for (const record of held) this.#append(record);
+  };
 
   /** Resolves once every event written so far is stored (never rejects). */
   written(): Promise<void> {
@@ -123,7 +146,8 @@ export class ActiveRun {
   /**
    * Records the run and its question in one statement (the session's title, when it has none, from the question),
    * through `retry`; the row takes the database's stamps. With `threadWindow`, answers the session's thread
-   * before the question, read by the same statement.
+   * ending with the question, read by the same statement. The events the run writes meanwhile are held until
+   * then (or until it could not be recorded).
    */
   async saveStart(
     created: NewRun,
@@ -132,8 +156,10 @@ export class ActiveRun {
     threadWindow?: number,
   ): Promise<MessageDto[] | undefined> {
     const title = question.content.replace(/\s+/g, ' ').trim().slice(0, 80);
+    this.#held = [];
     const recorded = retry(() => this.#out.runs.createWithQuestion(created, question, title, threadWindow));
-    this.#startRecorded = recorded.catch(() => undefined);
+    // Before anyone waiting for `recorded`: the held events are written first.
+    this.#startRecorded = recorded.then(this.#release, this.#release);
     const { thread, ...stamps } = await recorded;
     this.row = { ...this.row, ...stamps };
     return thread;

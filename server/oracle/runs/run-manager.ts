@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RunEndStatus } from '../../../contracts/events.js';
 import type { Logger } from '../../logger.js';
 import type { MessageDto } from '../../../contracts/oracle.js';
-import { THREAD_WINDOW, type MessageStore } from '../store/messages.js';
+import { storedDto, THREAD_WINDOW, type MessageStore, type NewMessage } from '../store/messages.js';
 import type { RunStore } from '../store/runs.js';
 import { runningRow, type NewRun, type RunRow } from '../store/run-rows.js';
 import type { SessionRef, SessionStore } from '../store/sessions.js';
@@ -59,7 +59,7 @@ export class RunManager {
         active: this.#active,
         adopt: (row, partialText) => this.#track(row, partialText),
         execute: (run, request, continueFrom, resumeAt) =>
-          this.#execute(run, request, continueFrom, undefined, undefined, resumeAt),
+          this.#execute(run, request, continueFrom, undefined, undefined, undefined, resumeAt),
         finish: (run, status, outcome) => this.#finish(run, status, outcome),
       },
     );
@@ -88,6 +88,8 @@ export class RunManager {
     session?: SessionRef | undefined;
     /** The session's runs in flight, when the caller read them with the session (else they are read here). */
     runsInFlight?: RunRow[] | undefined;
+    /** The session's newest messages, when the caller read them with the session (see below). */
+    thread?: MessageDto[] | undefined;
   }): Promise<{ runId: string }> {
     const { sessionId, userDid, requestId, request } = params;
     await this.#stopSession(sessionId, 'superseded', undefined, params.runsInFlight);
@@ -107,17 +109,25 @@ export class RunManager {
     // starts once the question and the run are stored; if they cannot be within a few seconds (a burst, a
     // busy database), it ends `failed`.
     const { id, attachment } = params.userMessage;
-    // On a shared database the same statement reads the thread the turn needs (an exclusive one has it cached).
+    const question: NewMessage = { id, sessionId, type: 'human', content: request.message, attachment };
+    // The thread the turn needs: read with the session, it is complete when no run was in flight (one that was
+    // stored its partial answer just now): the model starts while the run is recorded. Otherwise, on a shared
+    // database, the start's statement reads it (an exclusive one has it cached).
+    const known = params.thread && params.runsInFlight?.length === 0 ? params.thread : undefined;
+    const readThread = !known && !this.#options.exclusiveDatabase;
     const recorded = run.saveStart(
       created,
-      { id, sessionId, type: 'human', content: request.message, attachment },
+      question,
       (store) => this.#untilStored(store, this.#options.recordRetryMs ?? RECORD_RETRY_MS),
-      this.#options.exclusiveDatabase ? undefined : THREAD_WINDOW,
+      readThread ? THREAD_WINDOW : undefined,
     );
     // Awaited by the turn on the next turn of the event loop; a refusal that comes sooner (a permanent error
     // answered at once) is not an unhandled rejection meanwhile.
     recorded.catch(() => undefined);
-    this.#execute(run, request, undefined, params.session, recorded);
+    const history = known
+      ? Promise.resolve([...known, storedDto(question, run.row.created_at)].slice(-THREAD_WINDOW))
+      : recorded;
+    this.#execute(run, request, undefined, params.session, recorded, history);
     return { runId };
   }
 
@@ -186,7 +196,8 @@ export class RunManager {
     request: TurnRequest,
     continueFrom: string | undefined,
     session?: SessionRef,
-    recorded: Promise<MessageDto[] | undefined> = Promise.resolve(undefined),
+    recorded: Promise<unknown> = Promise.resolve(),
+    history: Promise<MessageDto[] | undefined> = Promise.resolve(undefined),
     resumeAt?: ApprovalRow,
   ): void {
     run.finished = (async () => {
@@ -195,12 +206,13 @@ export class RunManager {
       await new Promise((resolve) => setImmediate(resolve));
       let outcome: TurnOutcome;
       try {
-        // The turn's first reads go on while its start is recorded; the executor waits for that before the model
-        // starts (`history`). A start that is not recorded fails the turn, whatever the executor does.
+        // The turn's first reads go on while its start is recorded; the model starts once it has the thread
+        // (`history`: at once when it was read with the session, else with the start). A start that is not
+        // recorded fails the turn, whatever the executor does.
         const executing = this.#options.execute({
           row: run.row,
           session,
-          history: recorded,
+          history,
           request,
           continueFrom,
           resumeAt,

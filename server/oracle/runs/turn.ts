@@ -33,9 +33,9 @@ export type RunExecutor = (run: {
   /** The run's session, when the request that started it had it at hand (else the executor reads it). */
   session: SessionRef | undefined;
   /**
-   * The session's thread before this turn's question, as recording the run reads it: the turn's other first
-   * reads go on meanwhile. Absent, or resolving to undefined, the executor reads the thread itself; rejecting
-   * (the run could not be recorded), the turn fails.
+   * The session's thread ending with this turn's question: read with the session (resolved at once), or by the
+   * statement that records the run (the turn's other first reads go on meanwhile). Absent, or resolving to
+   * undefined, the executor reads the thread itself; rejecting (the run could not be recorded), the turn fails.
    */
   history?: Promise<MessageDto[] | undefined> | undefined;
   request: TurnRequest;

@@ -83,17 +83,20 @@ export function startStatement(db: Kysely<Database>, withThread: boolean) {
       )
       .selectFrom('run')
       .select(['run.created_at', 'run.updated_at', 'run.lease_expires_at'])
-      .$if(withThread, (qb) =>
-        qb.select((eb) =>
-          // The newest messages, oldest first, as one JSON array (one value to parse, not a row per message).
-          sql<ThreadJson>`(select coalesce(json_agg(m order by m.seq), '[]') from (${eb
-            .selectFrom('oracle_messages')
-            .selectAll()
-            .where('session_id', '=', v.session_id)
-            .orderBy('seq', 'desc')
-            .limit(v.threadWindow)}) m)`.as('thread'),
-        ),
-      );
+      .$if(withThread, (qb) => qb.select(threadColumn(db, v.session_id, v.threadWindow).as('thread')));
+}
+
+/**
+ * A session's newest `window` messages, oldest first, as one JSON array (one value to parse, not a row per
+ * message): a column of a turn's statements (the thread its prompt is built from).
+ */
+export function threadColumn(db: Kysely<Database>, sessionId: string, window: number) {
+  return sql<ThreadJson>`(select coalesce(json_agg(m order by m.seq), '[]') from (${db
+    .selectFrom('oracle_messages')
+    .selectAll()
+    .where('session_id', '=', sessionId)
+    .orderBy('seq', 'desc')
+    .limit(window)}) m)`;
 }
 
 /** The values of a run's end with its answer: the answer's row and the run's ending, storable. */

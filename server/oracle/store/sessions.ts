@@ -1,16 +1,33 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { NEW_CHAT_TITLE, type ChatSession } from '../../../contracts/oracle.js';
+import { NEW_CHAT_TITLE, type ChatSession, type MessageDto } from '../../../contracts/oracle.js';
 import type { Db } from '../../db/index.js';
 import { preparedQuery, type PreparedQuery } from '../../db/prepared-query.js';
 import type { Database, OracleSessionsTable } from '../../db/schema.js';
 import { countOf, withinQuotas } from './quota.js';
-import { runRowsFromJson, STORED_IN_FLIGHT, type RunRow, type RunRowJson } from './run-rows.js';
+import { THREAD_WINDOW } from './messages.js';
+import {
+  runRowsFromJson,
+  STORED_IN_FLIGHT,
+  threadFromJson,
+  type RunRow,
+  type RunRowJson,
+  type ThreadJson,
+} from './run-rows.js';
+import { threadColumn } from './run-statements.js';
 
 type Row = Selectable<OracleSessionsTable>;
 
 /** What never changes in a session: whose it is and its room. Enough to authorize a request and run a turn. */
 export type SessionRef = Pick<Row, 'session_id' | 'user_did' | 'room_id'>;
+
+/** What a turn reads of its session before it starts (see {@link SessionStore.ownedForTurn}). */
+export interface SessionForTurn {
+  session: SessionRef;
+  runsInFlight?: RunRow[] | undefined;
+  /** The session's newest messages, oldest first, as the turn found them. */
+  thread?: MessageDto[] | undefined;
+}
 
 /** How many sessions an instance with an exclusive database remembers. */
 const REMEMBERED = 10_000;
@@ -119,22 +136,25 @@ export class SessionStore {
   }
 
   /**
-   * For a turn: the session when it exists and belongs to `userDid`, with its runs in flight read by the same
-   * statement (a new turn ends them first). With an exclusive database the session may come from memory and
-   * the runs are not read (`runsInFlight` absent: the instance executes every one of them).
+   * For a turn: the session when it exists and belongs to `userDid`, with its runs in flight (a new turn ends
+   * them first) and its thread (the newest THREAD_WINDOW messages) read by the same statement. With an
+   * exclusive database the session may come from memory and neither is read (`runsInFlight` absent: the
+   * instance executes every one of them; the thread is in the message store's cache).
    */
-  async ownedForTurn(
-    userDid: string,
-    sessionId: string,
-  ): Promise<{ session: SessionRef; runsInFlight?: RunRow[] | undefined } | undefined> {
+  async ownedForTurn(userDid: string, sessionId: string): Promise<SessionForTurn | undefined> {
     if (this.known) {
       const session = await this.owned(userDid, sessionId);
       return session && { session };
     }
-    const [row] = await this.forTurn({ sessionId, userDid, oracleDid: this.oracleDid });
+    const [row] = await this.forTurn({
+      sessionId,
+      userDid,
+      oracleDid: this.oracleDid,
+      threadWindow: THREAD_WINDOW,
+    });
     if (!row) return undefined;
-    const { runs_in_flight, ...session } = row;
-    return { session, runsInFlight: runRowsFromJson(runs_in_flight) };
+    const { runs_in_flight, thread, ...session } = row;
+    return { session, runsInFlight: runRowsFromJson(runs_in_flight), thread: threadFromJson(thread) };
   }
 
   /** The session when it exists and belongs to `userDid`. */
@@ -223,16 +243,20 @@ export function toChatSession(row: Row, view: SessionView): ChatSession {
   };
 }
 
-type ForTurnValues = { sessionId: string; userDid: string; oracleDid: string };
+type ForTurnValues = { sessionId: string; userDid: string; oracleDid: string; threadWindow: number };
 
-type ForTurnRow = SessionRef & { runs_in_flight: RunRowJson[] };
+type ForTurnRow = SessionRef & { runs_in_flight: RunRowJson[]; thread: ThreadJson };
 
-/** The session when it exists and belongs to the user, with its runs in flight as one JSON column. */
+/**
+ * The session when it exists and belongs to the user, with its runs in flight and its newest messages, each as
+ * one JSON column.
+ */
 function forTurnStatement(db: Kysely<Database>) {
   return (v: ForTurnValues) =>
     db
       .selectFrom('oracle_sessions as s')
       .select(['s.session_id', 's.user_did', 's.room_id'])
+      .select(threadColumn(db, v.sessionId, v.threadWindow).as('thread'))
       .select((eb) =>
         sql<RunRowJson[]>`(select coalesce(json_agg(r), '[]') from (${eb
           .selectFrom('oracle_runs')

@@ -40,8 +40,12 @@ class ScriptedRunStore extends RunStore {
     if (this.failCreatesForever !== undefined) throw this.failCreatesForever;
     const err = this.createErrors.shift();
     if (err !== undefined) throw err;
-    return super.createWithQuestion(...args);
+    const stamps = await super.createWithQuestion(...args);
+    this.recordedRuns.add(args[0].runId);
+    return stamps;
   }
+  /** The runs whose start is recorded. */
+  readonly recordedRuns = new Set<string>();
   override async endWithAnswer(...args: Parameters<RunStore['endWithAnswer']>): Promise<boolean> {
     if (this.endError !== undefined) throw this.endError;
     return super.endWithAnswer(...args);
@@ -553,6 +557,76 @@ describe('what is saved while a run works', () => {
       await m.close();
     });
   }
+
+  it('the events a turn writes while its start is being recorded are held until it is: whoever sees one finds the run', async () => {
+    const { m, runs } = harness(({ emit }) => {
+      emit('message', say('early '));
+      emit('message', say('words '));
+      return Promise.resolve({ status: 'finished', text: 'early words ', reasoning: '', toolCalls: [] });
+    });
+    runs.createDelayMs = 100;
+    const { runId } = await startTurn(m);
+    const seen: { event: string; id: number; recorded: boolean }[] = [];
+    await m.follow(
+      runId,
+      0,
+      (r) => seen.push({ event: r.event, id: r.id, recorded: runs.recordedRuns.has(runId) }),
+      new AbortController().signal,
+      true,
+    );
+    // The `run` event goes out at once (the stream opens); the turn's own events wait for the record.
+    expect(seen.map((e) => e.event)).toEqual(['run', 'message', 'message', 'done']);
+    expect(seen.map((e) => e.id)).toEqual([1, 2, 3, 4]);
+    expect(seen.filter((e) => e.event !== 'run').every((e) => e.recorded)).toBe(true);
+    await m.close();
+  });
+
+  it('given the thread read with its session (no run in flight), the model has it at once, ending with the question', async () => {
+    let history: { content: string }[] | undefined;
+    let recordedAtHistory: boolean | undefined;
+    let runIdSeen = '';
+    const { m, runs } = harness(async ({ history: thread, row }) => {
+      runIdSeen = row.run_id;
+      history = await thread;
+      recordedAtHistory = runs.recordedRuns.has(row.run_id);
+      return { status: 'finished', text: 'ok', reasoning: '', toolCalls: [] };
+    });
+    runs.createDelayMs = 100;
+    const sessionId = await newSession();
+    const earlier = {
+      id: 'm-1',
+      type: 'human' as const,
+      content: 'earlier',
+      createdAt: new Date().toISOString(),
+    };
+    const { runId } = await m.startRun({
+      sessionId,
+      userDid: USER,
+      requestId: 'req-thread',
+      request: { message: 'now' },
+      userMessage: { id: 'q-thread' },
+      runsInFlight: [],
+      thread: [earlier],
+    });
+    await follow(m, runId);
+    expect(runIdSeen).toBe(runId);
+    expect(history?.map((x) => x.content)).toEqual(['earlier', 'now']);
+    expect(recordedAtHistory).toBe(false);
+    // With a run in flight (its partial answer is stored first), the thread comes with the start's record.
+    const { runId: second } = await m.startRun({
+      sessionId,
+      userDid: USER,
+      requestId: 'req-thread-2',
+      request: { message: 'again' },
+      userMessage: { id: 'q-thread-2' },
+      runsInFlight: [(await runs.get(runId))!],
+      thread: [earlier],
+    });
+    await follow(m, second);
+    expect(history?.map((x) => x.content)).toEqual(['now', 'ok', 'again']);
+    expect(recordedAtHistory).toBe(true);
+    await m.close();
+  });
 
   it('a run that only wrote text: its checkpoint saves the text and no started tool', async () => {
     const { held, release } = hold();
