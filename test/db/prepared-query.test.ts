@@ -90,9 +90,26 @@ describe("the service's prepared statements send what kysely compiles from the s
     ['a turn’s start with its thread', () => runs().startWithThread, start],
     ['a run’s end with its answer', () => runs().endAnswering, end],
     [
-      'a turn’s read of its session and its runs in flight',
+      'a turn’s read of its session, its runs in flight and its thread',
       () => new SessionStore(db, 'did:key:oracle').forTurn,
-      (n: number) => ({ sessionId: `s${n}`, userDid: `did:key:u${n}`, oracleDid: `did:key:o${n}` }),
+      (n: number) => ({
+        sessionId: `s${n}`,
+        userDid: `did:key:u${n}`,
+        oracleDid: `did:key:o${n}`,
+        threadWindow: 50 + n,
+      }),
+    ],
+    [
+      'a run’s checkpoint',
+      () => runs().checkpointOne,
+      (n: number) => ({
+        runId: `run_${n}`,
+        owner: `o${n}`,
+        partialText: `words ${n}`,
+        lastEventId: 10 + n,
+        toolsStarted: n % 2 === 0,
+        now: new Date(1_800_000_000_000 + n),
+      }),
     ],
     [
       'a turn’s read of its room’s preferences',

@@ -162,3 +162,31 @@ export function endStatement(db: Kysely<Database>) {
       .select('run_id');
   };
 }
+
+/** The values of one run's checkpoint: how far it got, storable. */
+export type CheckpointValues = {
+  runId: string;
+  owner: string;
+  partialText: string;
+  lastEventId: number;
+  toolsStarted: boolean;
+  now: Date;
+};
+
+/**
+ * Saves how far one run got, while this instance owns it. A started tool stays started (a checkpoint never
+ * unsets it).
+ */
+export function checkpointStatement(db: Kysely<Database>) {
+  return (v: CheckpointValues) =>
+    db
+      .updateTable('oracle_runs')
+      .set({
+        partial_text: v.partialText,
+        last_event_id: v.lastEventId,
+        tools_started: sql<boolean>`tools_started or ${v.toolsStarted}`,
+        updated_at: v.now,
+      })
+      .where('run_id', '=', v.runId)
+      .where('owner', '=', v.owner);
+}

@@ -6,8 +6,10 @@ import { preparedQuery, type PreparedQuery } from '../../db/prepared-query.js';
 import type { Database } from '../../db/schema.js';
 import { messageRow, storedDto, type MessageStore, type NewMessage } from './messages.js';
 import {
+  checkpointStatement,
   endStatement,
   startStatement,
+  type CheckpointValues,
   type EndValues,
   type StartRow,
   type StartValues,
@@ -36,6 +38,8 @@ export class RunStore {
   readonly start: PreparedQuery<StartValues, StartRow>;
   readonly startWithThread: PreparedQuery<StartValues, StartRow>;
   readonly endAnswering: PreparedQuery<EndValues, { run_id: string }>;
+  /** One run's checkpoint: at a run's first tool call, on a busy turn's way. */
+  readonly checkpointOne: PreparedQuery<CheckpointValues, unknown>;
 
   /** @param messages told of the messages this store's statements write (its thread cache). */
   constructor(
@@ -46,6 +50,7 @@ export class RunStore {
     this.start = preparedQuery(db, 'oracle-run-start', startStatement(db.kysely, false));
     this.startWithThread = preparedQuery(db, 'oracle-run-start-thread', startStatement(db.kysely, true));
     this.endAnswering = preparedQuery(db, 'oracle-run-end-answer', endStatement(db.kysely));
+    this.checkpointOne = preparedQuery(db, 'oracle-run-checkpoint', checkpointStatement(db.kysely));
   }
 
   /** Tells the message store how a statement that wrote `message` went. */
@@ -174,17 +179,14 @@ export class RunStore {
     owner: string,
     state: { partialText: string; lastEventId: number; toolsStarted: boolean },
   ): Promise<void> {
-    await this.db
-      .updateTable('oracle_runs')
-      .set({
-        partial_text: toStorableText(state.partialText),
-        last_event_id: state.lastEventId,
-        ...(state.toolsStarted ? { tools_started: true } : {}),
-        updated_at: new Date(),
-      })
-      .where('run_id', '=', runId)
-      .where('owner', '=', owner)
-      .execute();
+    await this.checkpointOne({
+      runId,
+      owner,
+      partialText: toStorableText(state.partialText),
+      lastEventId: state.lastEventId,
+      toolsStarted: state.toolsStarted,
+      now: new Date(),
+    });
   }
 
   /**
