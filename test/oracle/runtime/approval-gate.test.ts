@@ -1,29 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../server/logger.js';
-import {
-  createLocalControlBus,
-  type ControlBus,
-  type ControlMessage,
-} from '../../../server/oracle/runs/control-bus.js';
+import type { ControlBus } from '../../../server/oracle/runs/control-bus.js';
+import { countingBus } from '../../helpers/oracle/counting-bus.js';
 import { createApprovalGate } from '../../../server/oracle/runtime/approval-gate.js';
 import { ApprovalStore, type ApprovalRow } from '../../../server/oracle/store/approvals.js';
 import { openTestDb, type TestDb } from '../../helpers/db.js';
-
-/** The in-process bus, with what was published on it kept (two gates on it are two instances). */
-function countingBus(): { bus: ControlBus; published: ControlMessage[] } {
-  const inner = createLocalControlBus();
-  const published: ControlMessage[] = [];
-  return {
-    published,
-    bus: {
-      ...inner,
-      publish(message) {
-        published.push(message);
-        return inner.publish(message);
-      },
-    },
-  };
-}
 
 describe('the approval gate: where a decision wakes the waiting call', () => {
   let db: TestDb;

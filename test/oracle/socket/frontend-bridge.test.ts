@@ -1,26 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createLocalControlBus,
-  type ControlBus,
-  type ControlMessage,
-} from '../../../server/oracle/runs/control-bus.js';
+import { countingBus } from '../../helpers/oracle/counting-bus.js';
 import { createFrontendBridge, type FrontendCall } from '../../../server/oracle/socket/frontend-bridge.js';
-
-/** The in-process bus, with what was published on it kept (two bridges on it are two instances). */
-function countingBus(): { bus: ControlBus; published: ControlMessage[] } {
-  const inner = createLocalControlBus();
-  const published: ControlMessage[] = [];
-  return {
-    published,
-    bus: {
-      ...inner,
-      publish(message) {
-        published.push(message);
-        return inner.publish(message);
-      },
-    },
-  };
-}
 
 const call = (toolCallId: string): FrontendCall => ({
   kind: 'browser_tool',
