@@ -89,7 +89,7 @@ export class RunManager {
     /** The session's runs in flight, when the caller read them with the session (else they are read here). */
     runsInFlight?: RunRow[] | undefined;
     /** The session's newest messages, when the caller read them with the session (see below). */
-    thread?: MessageDto[] | undefined;
+    thread?: (() => MessageDto[]) | undefined;
   }): Promise<{ runId: string }> {
     const { sessionId, userDid, requestId, request } = params;
     await this.#stopSession(sessionId, 'superseded', undefined, params.runsInFlight);
@@ -124,8 +124,13 @@ export class RunManager {
     // Awaited by the turn on the next turn of the event loop; a refusal that comes sooner (a permanent error
     // answered at once) is not an unhandled rejection meanwhile.
     recorded.catch(() => undefined);
+    // Parsed once the turn's first event has gone out (the event loop's next turn).
     const history = known
-      ? Promise.resolve([...known, storedDto(question, run.row.created_at)].slice(-THREAD_WINDOW))
+      ? new Promise<MessageDto[]>((resolve) =>
+          setImmediate(() =>
+            resolve([...known(), storedDto(question, run.row.created_at)].slice(-THREAD_WINDOW)),
+          ),
+        )
       : recorded;
     this.#execute(run, request, undefined, params.session, recorded, history);
     return { runId };

@@ -25,8 +25,11 @@ export type SessionRef = Pick<Row, 'session_id' | 'user_did' | 'room_id'>;
 export interface SessionForTurn {
   session: SessionRef;
   runsInFlight?: RunRow[] | undefined;
-  /** The session's newest messages, oldest first, as the turn found them. */
-  thread?: MessageDto[] | undefined;
+  /**
+   * The session's newest messages, oldest first, as the turn found them: read as JSON text and parsed when
+   * asked (after the turn's first event is on its way).
+   */
+  thread?: (() => MessageDto[]) | undefined;
 }
 
 /** How many sessions an instance with an exclusive database remembers. */
@@ -154,7 +157,11 @@ export class SessionStore {
     });
     if (!row) return undefined;
     const { runs_in_flight, thread, ...session } = row;
-    return { session, runsInFlight: runRowsFromJson(runs_in_flight), thread: threadFromJson(thread) };
+    return {
+      session,
+      runsInFlight: runRowsFromJson(runs_in_flight),
+      thread: () => threadFromJson(JSON.parse(thread) as ThreadJson),
+    };
   }
 
   /** The session when it exists and belongs to `userDid`. */
@@ -245,7 +252,8 @@ export function toChatSession(row: Row, view: SessionView): ChatSession {
 
 type ForTurnValues = { sessionId: string; userDid: string; oracleDid: string; threadWindow: number };
 
-type ForTurnRow = SessionRef & { runs_in_flight: RunRowJson[]; thread: ThreadJson };
+/** `thread` is JSON text (ThreadJson), parsed only when the turn needs it. */
+type ForTurnRow = SessionRef & { runs_in_flight: RunRowJson[]; thread: string };
 
 /**
  * The session when it exists and belongs to the user, with its runs in flight and its newest messages, each as
@@ -256,7 +264,7 @@ function forTurnStatement(db: Kysely<Database>) {
     db
       .selectFrom('oracle_sessions as s')
       .select(['s.session_id', 's.user_did', 's.room_id'])
-      .select(threadColumn(db, v.sessionId, v.threadWindow).as('thread'))
+      .select(sql<string>`${threadColumn(db, v.sessionId, v.threadWindow)}::text`.as('thread'))
       .select((eb) =>
         sql<RunRowJson[]>`(select coalesce(json_agg(r), '[]') from (${eb
           .selectFrom('oracle_runs')

@@ -606,7 +606,7 @@ describe('what is saved while a run works', () => {
       request: { message: 'now' },
       userMessage: { id: 'q-thread' },
       runsInFlight: [],
-      thread: [earlier],
+      thread: () => [earlier],
     });
     await follow(m, runId);
     expect(runIdSeen).toBe(runId);
@@ -620,7 +620,7 @@ describe('what is saved while a run works', () => {
       request: { message: 'again' },
       userMessage: { id: 'q-thread-2' },
       runsInFlight: [(await runs.get(runId))!],
-      thread: [earlier],
+      thread: () => [earlier],
     });
     await follow(m, second);
     expect(history?.map((x) => x.content)).toEqual(['now', 'ok', 'again']);
