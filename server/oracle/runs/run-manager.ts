@@ -110,9 +110,9 @@ export class RunManager {
     // busy database), it ends `failed`.
     const { id, attachment } = params.userMessage;
     const question: NewMessage = { id, sessionId, type: 'human', content: request.message, attachment };
-    // The thread the turn needs: read with the session, it is complete when no run was in flight (one that was
-    // stored its partial answer just now): the model starts while the run is recorded. Otherwise, on a shared
-    // database, the start's statement reads it (an exclusive one has it cached).
+    // The thread the turn needs: read with the session, it is complete when no run was in flight (a run in
+    // flight stores its partial answer after that read): the model starts while the run is recorded.
+    // Otherwise, on a shared database, the start's statement reads it (an exclusive one has it cached).
     const known = params.thread && params.runsInFlight?.length === 0 ? params.thread : undefined;
     const readThread = !known && !this.#options.exclusiveDatabase;
     const recorded = run.saveStart(
@@ -124,14 +124,20 @@ export class RunManager {
     // Awaited by the turn on the next turn of the event loop; a refusal that comes sooner (a permanent error
     // answered at once) is not an unhandled rejection meanwhile.
     recorded.catch(() => undefined);
-    // Parsed once the turn's first event has gone out (the event loop's next turn).
+    // Parsed once the turn's first event has gone out (the event loop's next turn); unreadable, the turn fails.
     const history = known
-      ? new Promise<MessageDto[]>((resolve) =>
-          setImmediate(() =>
-            resolve([...known(), storedDto(question, run.row.created_at)].slice(-THREAD_WINDOW)),
-          ),
+      ? new Promise<MessageDto[]>((resolve, reject) =>
+          setImmediate(() => {
+            try {
+              resolve([...known(), storedDto(question, run.row.created_at)].slice(-THREAD_WINDOW));
+            } catch (err) {
+              reject(err instanceof Error ? err : new Error(String(err)));
+            }
+          }),
         )
       : recorded;
+    // Refused before the executor waits for it: no unhandled rejection meanwhile (the turn fails on it).
+    history.catch(() => undefined);
     this.#execute(run, request, undefined, params.session, recorded, history);
     return { runId };
   }

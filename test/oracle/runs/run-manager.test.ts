@@ -628,6 +628,25 @@ describe('what is saved while a run works', () => {
     await m.close();
   });
 
+  it('a thread read with the session that cannot be parsed fails the turn (the process goes on)', async () => {
+    const { m } = harness(async ({ history }) => {
+      await history;
+      return { status: 'finished', text: 'never', reasoning: '', toolCalls: [] };
+    });
+    const { runId } = await m.startRun({
+      sessionId: await newSession(),
+      userDid: USER,
+      requestId: 'req-unreadable',
+      request: { message: 'hi' },
+      userMessage: { id: 'q-unreadable' },
+      runsInFlight: [],
+      thread: () => JSON.parse('{not json') as never,
+    });
+    const events = await follow(m, runId);
+    expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'failed' } });
+    await m.close();
+  });
+
   it('a run that only wrote text: its checkpoint saves the text and no started tool', async () => {
     const { held, release } = hold();
     const { m, runs } = harness(
